@@ -1,0 +1,1 @@
+//! passrate-models

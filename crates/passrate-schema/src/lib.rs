@@ -1,0 +1,22 @@
+//! Stable, serialisable types shared by every passrate crate: typed values and their wire
+//! encoding, tasks and tests, verdicts, score records, run events and exit codes.
+//!
+//! Everything here is data. Behaviour that is not about the shape of the data (comparison,
+//! scoring, sampling) lives in the crate responsible for it. Each persisted document carries
+//! a `format_version`; bump the matching constant when a change is not backwards compatible.
+
+pub mod exit;
+pub mod record;
+pub mod task;
+pub mod value;
+pub mod verdict;
+
+pub use record::*;
+pub use task::*;
+pub use value::{Integer, Value, ValueError};
+pub use verdict::*;
+
+/// Version of the task file format (`Task::format_version`).
+pub const TASK_FORMAT_VERSION: u32 = 1;
+/// Version of the score record format (`ScoreRecord::format_version`).
+pub const RECORD_FORMAT_VERSION: u32 = 1;

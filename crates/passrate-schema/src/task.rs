@@ -1,0 +1,385 @@
+//! Tasks: what a model is asked, in which languages, and the tests that judge the answer.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::value::Value;
+
+/// A language candidates are written in.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Language {
+    Python,
+    Javascript,
+    Java,
+}
+
+impl Language {
+    pub const ALL: [Language; 3] = [Language::Python, Language::Javascript, Language::Java];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Language::Python => "python",
+            Language::Javascript => "javascript",
+            Language::Java => "java",
+        }
+    }
+
+    /// Accepts the canonical names and the usual short forms (`py`, `js`, `node`).
+    pub fn parse(text: &str) -> Option<Language> {
+        match text.to_ascii_lowercase().as_str() {
+            "python" | "py" | "python3" => Some(Language::Python),
+            "javascript" | "js" | "node" | "nodejs" => Some(Language::Javascript),
+            "java" => Some(Language::Java),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Language {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The seven task categories.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Category {
+    FunctionCompletion,
+    AlgorithmImplementation,
+    BugFixing,
+    CodeTranslation,
+    DocumentationGeneration,
+    UnitTestWriting,
+    Refactoring,
+}
+
+impl Category {
+    pub const ALL: [Category; 7] = [
+        Category::FunctionCompletion,
+        Category::AlgorithmImplementation,
+        Category::BugFixing,
+        Category::CodeTranslation,
+        Category::DocumentationGeneration,
+        Category::UnitTestWriting,
+        Category::Refactoring,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Category::FunctionCompletion => "function_completion",
+            Category::AlgorithmImplementation => "algorithm_implementation",
+            Category::BugFixing => "bug_fixing",
+            Category::CodeTranslation => "code_translation",
+            Category::DocumentationGeneration => "documentation_generation",
+            Category::UnitTestWriting => "unit_test_writing",
+            Category::Refactoring => "refactoring",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Category> {
+        Category::ALL.into_iter().find(|c| c.as_str() == text)
+    }
+}
+
+impl fmt::Display for Category {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Difficulty tier, 1 (easy) to 3 (hard), derived at intake from [`IntakeFactors`] only.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(try_from = "u8", into = "u8")]
+pub enum Tier {
+    One,
+    Two,
+    Three,
+}
+
+impl Tier {
+    pub const ALL: [Tier; 3] = [Tier::One, Tier::Two, Tier::Three];
+
+    pub fn number(self) -> u8 {
+        match self {
+            Tier::One => 1,
+            Tier::Two => 2,
+            Tier::Three => 3,
+        }
+    }
+}
+
+impl TryFrom<u8> for Tier {
+    type Error = String;
+    fn try_from(n: u8) -> Result<Self, Self::Error> {
+        match n {
+            1 => Ok(Tier::One),
+            2 => Ok(Tier::Two),
+            3 => Ok(Tier::Three),
+            _ => Err(format!("tier must be 1, 2 or 3, got {n}")),
+        }
+    }
+}
+
+impl From<Tier> for u8 {
+    fn from(t: Tier) -> u8 {
+        t.number()
+    }
+}
+
+impl fmt::Display for Tier {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "tier{}", self.number())
+    }
+}
+
+/// The three difficulty factors recorded at intake. The tier is a function of these alone
+/// (the rule lives in `passrate-pool`), never of any model's results.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+pub struct IntakeFactors {
+    /// Independent logical conditions the solution must get right (branches, loop exits,
+    /// boolean sub-conditions), counted on the reference solution.
+    pub conditions: u32,
+    /// Size class of the solution space: 1 = a direct formula or one pass, 2 = a
+    /// combination of standard steps, 3 = a search or design among many plausible approaches.
+    pub solution_space: u8,
+    /// Edge cases the task states explicitly (empty input, bounds, ties, invalid input).
+    pub edge_cases: u32,
+}
+
+/// Where a task came from.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Source {
+    /// Dataset name, e.g. `humaneval`, `mbpp`, `humanevalpack`.
+    pub dataset: String,
+    /// The problem's id in the dataset, e.g. `HumanEval/12`.
+    pub upstream_id: String,
+    /// SPDX licence of the data, e.g. `MIT`, `CC-BY-4.0`.
+    pub license: String,
+}
+
+/// One parameter of an entry point.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Param {
+    pub name: String,
+    /// The declared type, as written in the language (always present for Java).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ty: Option<String>,
+}
+
+/// The signature a compliant answer must define.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Signature {
+    pub params: Vec<Param>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub returns: Option<String>,
+}
+
+/// A task in one language.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Variant {
+    /// What the model is shown (before the category's prompt template is applied).
+    pub prompt: String,
+    /// Name of the function (or method) the tests call.
+    pub entry_point: String,
+    /// For Java, and for class-level tasks: the class that holds the entry point.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub class_name: Option<String>,
+    pub signature: Signature,
+    /// A complete, self-contained reference answer (what a perfect model would return).
+    pub reference_solution: String,
+    /// Code the model must work on: the buggy function (bug fixing), the undocumented function
+    /// (documentation), the tangled function (refactoring), the function to test (unit tests).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub given_code: Option<String>,
+    /// Known-wrong implementations: bug-fixing's bug, unit-test writing's mutants.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub faulty_variants: Vec<String>,
+    /// Code that must precede the candidate (imports, helper classes the tests need).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preamble: Option<String>,
+}
+
+/// How a returned value is compared with the expected one. Strict by default.
+#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+pub struct Comparator {
+    /// Absolute tolerance for floats (and, with `numeric`, ints against floats).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub abs_tol: Option<f64>,
+    /// Relative tolerance for floats.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rel_tol: Option<f64>,
+    /// Compare lists and tuples as multisets (order ignored).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unordered: bool,
+    /// Ints and floats compare by numeric value (JavaScript has one number type).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub numeric: bool,
+    /// Lists, tuples and sets compare as sets (order and duplicates ignored).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub as_set: bool,
+}
+
+impl Comparator {
+    pub fn is_exact(&self) -> bool {
+        *self == Comparator::default()
+    }
+}
+
+/// Whether the model may see a test.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Visibility {
+    Public,
+    Hidden,
+}
+
+/// What a call must produce.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Expected {
+    /// The call returns this value.
+    Returns(Value),
+    /// The call raises/throws an exception of this type (simple name, e.g. `ValueError`).
+    Raises(String),
+}
+
+/// One method call of a `sequence` test.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Step {
+    pub method: String,
+    pub args: Vec<Value>,
+    pub expected: Expected,
+}
+
+/// The shape of a test.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "form", rename_all = "snake_case")]
+pub enum TestForm {
+    /// Call the entry point with `args`; compare the result.
+    Call { args: Vec<Value>, expected: Expected },
+    /// Construct the task's class with `constructor_args`, then call `steps` in order.
+    Sequence {
+        constructor_args: Vec<Value>,
+        steps: Vec<Step>,
+    },
+}
+
+/// One test of a task.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct TestCase {
+    pub visibility: Visibility,
+    #[serde(flatten)]
+    pub form: TestForm,
+    /// Overrides the task's comparator for this test.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub comparator: Option<Comparator>,
+    /// Languages this test applies to (empty: all of the task's languages).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub languages: Vec<Language>,
+}
+
+/// Structural targets a refactoring must meet, measured on the syntax tree.
+#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+pub struct StructuralTargets {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_nesting_depth: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_cyclomatic_complexity: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_function_lines: Option<u32>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub no_duplicated_blocks: bool,
+    /// Names of helper functions the refactoring must introduce.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub required_helpers: Vec<String>,
+}
+
+/// Category-specific data beyond what [`Variant`] holds.
+#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+pub struct CategoryData {
+    /// Code translation: the language the model is shown the solution in. The model answers
+    /// in the task's other language(s); the source text is that variant's `given_code`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub translate_from: Option<Language>,
+    /// Refactoring targets.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refactor: Option<StructuralTargets>,
+    /// Bug fixing: the failure symptom shown to the model, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub symptom: Option<String>,
+}
+
+/// Per-task overrides of the default execution limits.
+#[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+pub struct LimitOverrides {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_ms: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_mib: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub heap_mib: Option<u64>,
+}
+
+/// Intake measurements, filled in by `passrate pool validate`.
+#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+pub struct Calibration {
+    /// CPU time of the reference solution per test, in microseconds, per language. The base
+    /// of per-test CPU budgets.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub reference_test_cpu_us: BTreeMap<Language, Vec<u64>>,
+}
+
+/// A task of the pool.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Task {
+    pub format_version: u32,
+    /// Stable, readable id, e.g. `humaneval/12` or `translate/humaneval/12/python-java`.
+    pub id: String,
+    /// Bumped whenever the task's content changes.
+    pub version: u32,
+    pub category: Category,
+    pub tier: Tier,
+    pub factors: IntakeFactors,
+    pub source: Source,
+    /// The task in each language it is offered in.
+    pub variants: BTreeMap<Language, Variant>,
+    pub tests: Vec<TestCase>,
+    #[serde(default, skip_serializing_if = "Comparator::is_exact")]
+    pub comparator: Comparator,
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub category_data: CategoryData,
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub limits: LimitOverrides,
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub calibration: Calibration,
+}
+
+fn is_default<T: Default + PartialEq>(value: &T) -> bool {
+    *value == T::default()
+}
+
+impl Task {
+    /// The tests that apply to `language`, in order, with their index in `tests`.
+    pub fn tests_for(&self, language: Language) -> impl Iterator<Item = (usize, &TestCase)> {
+        self.tests
+            .iter()
+            .enumerate()
+            .filter(move |(_, t)| t.languages.is_empty() || t.languages.contains(&language))
+    }
+
+    /// The comparator for a test: its own, or the task's.
+    pub fn comparator_for<'a>(&'a self, test: &'a TestCase) -> &'a Comparator {
+        test.comparator.as_ref().unwrap_or(&self.comparator)
+    }
+}
