@@ -1,1 +1,12 @@
-//! passrate-sandbox
+//! passrate-sandbox: runs untrusted programs in a Linux jail (user, mount, pid, net, ipc,
+//! uts and cgroup namespaces; read-only root; cgroup limits; seccomp), fast.
+//!
+//! Host side: [`Sandbox::new`] probes the host once (user namespaces, cgroup v1/v2, runtimes)
+//! and refuses to start when something is missing — there is no unsandboxed fallback.
+//! [`Sandbox::execute`] is blocking and thread-safe; concurrency is bounded by the slot count.
+//! The jail itself is a separate single-threaded process (`passrate-jail`, or `passrate
+//! __jail`), so nothing ever forks from a multi-threaded (tokio) process.
+
+pub mod api;
+
+pub use api::*;
