@@ -23,6 +23,8 @@ pub struct Limits {
     pub workdir_bytes: u64,
     /// Bytes kept per output stream (stdout, stderr, channel); more kills the jail.
     pub output_bytes: u64,
+    /// CPU budget of each step before the last (compilation); the last step gets `cpu_ms`.
+    pub setup_cpu_ms: u64,
 }
 
 impl Default for Limits {
@@ -36,6 +38,7 @@ impl Default for Limits {
             pids: 64,
             workdir_bytes: 16 << 20,
             output_bytes: 1 << 20,
+            setup_cpu_ms: 10_000,
         }
     }
 }
@@ -52,7 +55,10 @@ pub enum Program {
     /// `javac -proc:none -d . SOURCES…` (compile errors are a non-zero exit).
     Javac { sources: Vec<String> },
     /// `java -cp . MAIN_CLASS ARGS…`.
-    Java { main_class: String, args: Vec<String> },
+    Java {
+        main_class: String,
+        args: Vec<String>,
+    },
     /// Any executable visible inside the jail (absolute path) or in the work dir (relative).
     Exec { path: String, args: Vec<String> },
 }
@@ -62,6 +68,7 @@ pub enum Program {
 pub struct InputFile {
     /// Relative path inside the work dir (no `..`, not absolute).
     pub path: String,
+    #[serde(with = "crate::wire::bytes")]
     pub contents: Vec<u8>,
     #[serde(default)]
     pub executable: bool,
@@ -75,10 +82,10 @@ pub struct ExecRequest {
     #[serde(default)]
     pub files: Vec<InputFile>,
     /// Standard input of the last step.
-    #[serde(default)]
+    #[serde(default, with = "crate::wire::bytes")]
     pub stdin: Vec<u8>,
     /// Readable on fd 3 by the last step: the runner's request channel (test inputs).
-    #[serde(default)]
+    #[serde(default, with = "crate::wire::bytes")]
     pub channel_input: Vec<u8>,
     pub limits: Limits,
 }
@@ -136,9 +143,12 @@ pub struct ExecOutcome {
     pub cpu_us: u64,
     pub wall_us: u64,
     pub peak_memory_bytes: Option<u64>,
+    #[serde(with = "crate::wire::bytes")]
     pub stdout: Vec<u8>,
+    #[serde(with = "crate::wire::bytes")]
     pub stderr: Vec<u8>,
     /// What the last step wrote to fd 4: the runner's result channel.
+    #[serde(with = "crate::wire::bytes")]
     pub channel_output: Vec<u8>,
     /// A stream hit its cap (also reflected in `status`).
     pub truncated: bool,

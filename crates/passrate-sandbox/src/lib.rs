@@ -5,8 +5,19 @@
 //! and refuses to start when something is missing — there is no unsandboxed fallback.
 //! [`Sandbox::execute`] is blocking and thread-safe; concurrency is bounded by the slot count.
 //! The jail itself is a separate single-threaded process (`passrate-jail`, or `passrate
-//! __jail`), so nothing ever forks from a multi-threaded (tokio) process.
+//! __jail`), so nothing ever forks from a multi-threaded (tokio) process. See AGENTS.md.
 
 pub mod api;
+pub mod cgroup;
+mod host;
+mod jail;
+mod mounts;
+pub mod runtimes;
+pub mod seccomp;
+mod sys;
+mod wire;
 
 pub use api::*;
+pub use cgroup::CgroupPreference;
+pub use host::{Launcher, Sandbox, SandboxConfig};
+pub use jail::jail_main;

@@ -1,0 +1,431 @@
+//! cgroup v1 and v2 behind one interface, resolved per role so hybrid hosts work too.
+//!
+//! Each execution gets fresh leaf cgroups named `<jail pid>-<sequence>` under a `passrate`
+//! directory in every hierarchy it uses. Roles and where they are served from:
+//! - memory limit (no swap) and OOM detection: v2 `memory.*` when the v2 tree has the memory
+//!   controller, else v1 `memory`;
+//! - process limit: v2 `pids.max`, else v1 `pids`;
+//! - CPU time: v2 `cpu.stat` (present even without the cpu controller), else v1 `cpuacct`;
+//! - kill: v2 `cgroup.kill`, else v1 `freezer` (freeze, SIGKILL everything, thaw).
+//!
+//! On a pure v2 host everything comes from v2; on this project's CI machine (v1 controllers
+//! plus an empty v2 tree) memory and pids come from v1 and CPU and kill from v2.
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::api::SandboxError;
+
+/// Which cgroup versions the sandbox may use.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CgroupPreference {
+    /// Prefer v2 for each role, fall back to v1.
+    #[default]
+    Auto,
+    /// Only v1 hierarchies.
+    V1,
+    /// Only the v2 hierarchy.
+    V2,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Version {
+    V1,
+    V2,
+}
+
+/// A `passrate` directory in one hierarchy.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Base {
+    pub version: Version,
+    pub dir: PathBuf,
+}
+
+/// Where each role is served from, resolved once by [`Layout::detect`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Layout {
+    pub memory: Base,
+    pub pids: Base,
+    pub cpu: Base,
+    pub kill: Base,
+}
+
+const BASE_NAME: &str = "passrate";
+
+struct Mounts {
+    v2: Option<PathBuf>,
+    v1: Vec<(PathBuf, Vec<String>)>,
+}
+
+fn read_mounts() -> io::Result<Mounts> {
+    let text = fs_err::read_to_string("/proc/self/mounts")?;
+    let mut mounts = Mounts {
+        v2: None,
+        v1: Vec::new(),
+    };
+    for line in text.lines() {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        if fields.len() < 4 {
+            continue;
+        }
+        let mountpoint = PathBuf::from(fields[1].replace("\\040", " "));
+        match fields[2] {
+            "cgroup2" if mounts.v2.is_none() => mounts.v2 = Some(mountpoint),
+            "cgroup" => {
+                let opts = fields[3].split(',').map(str::to_owned).collect();
+                mounts.v1.push((mountpoint, opts));
+            }
+            _ => {}
+        }
+    }
+    Ok(mounts)
+}
+
+fn unavailable(what: impl Into<String>, hint: impl Into<String>) -> SandboxError {
+    SandboxError::Unavailable {
+        what: what.into(),
+        hint: hint.into(),
+    }
+}
+
+fn ensure_dir(dir: &Path) -> Result<(), SandboxError> {
+    match fs_err::create_dir(dir) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => Err(unavailable(
+            format!("cannot create the cgroup directory {}: {e}", dir.display()),
+            "run passrate as root, or delegate a writable cgroup subtree to it (systemd: \
+             `Delegate=yes`) and point PASSRATE_CGROUP_ROOT at it",
+        )),
+    }
+}
+
+fn controllers(file: &Path) -> Vec<String> {
+    fs_err::read_to_string(file)
+        .map(|s| s.split_whitespace().map(str::to_owned).collect())
+        .unwrap_or_default()
+}
+
+impl Layout {
+    /// Finds the hierarchies, creates the `passrate` base directories, enables v2 controllers
+    /// where possible, and says precisely what is missing when a role cannot be served.
+    pub fn detect(
+        preference: CgroupPreference,
+        v2_root_override: Option<&Path>,
+    ) -> Result<Layout, SandboxError> {
+        let mounts = read_mounts().map_err(|e| {
+            unavailable(format!("cannot read /proc/self/mounts: {e}"), "mount /proc")
+        })?;
+        let v2_root = match (preference, v2_root_override) {
+            (CgroupPreference::V1, _) => None,
+            (_, Some(root)) => Some(root.to_path_buf()),
+            (_, None) => mounts.v2.clone(),
+        };
+
+        let mut v2_base = None;
+        let (mut v2_memory, mut v2_pids) = (false, false);
+        if let Some(root) = &v2_root {
+            let base = root.join(BASE_NAME);
+            ensure_dir(&base)?;
+            let available = controllers(&root.join("cgroup.controllers"));
+            let wanted: Vec<&str> = ["memory", "pids", "cpu"]
+                .into_iter()
+                .filter(|c| available.iter().any(|a| a == c))
+                .collect();
+            if !wanted.is_empty() {
+                let enable = wanted
+                    .iter()
+                    .map(|c| format!("+{c}"))
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                // Best effort: a delegated root may already have them enabled.
+                let _ = fs_err::write(root.join("cgroup.subtree_control"), &enable);
+                let _ = fs_err::write(base.join("cgroup.subtree_control"), &enable);
+            }
+            let enabled = controllers(&base.join("cgroup.subtree_control"));
+            v2_memory = enabled.iter().any(|c| c == "memory");
+            v2_pids = enabled.iter().any(|c| c == "pids");
+            v2_base = Some(base);
+        }
+
+        let v1_for = |controller: &str| -> Option<PathBuf> {
+            if preference == CgroupPreference::V2 {
+                return None;
+            }
+            mounts
+                .v1
+                .iter()
+                .find(|(_, opts)| opts.iter().any(|o| o == controller))
+                .map(|(mountpoint, _)| mountpoint.join(BASE_NAME))
+        };
+
+        let pick = |role: &str, v2_ok: bool, v1_controller: &str| -> Result<Base, SandboxError> {
+            if v2_ok {
+                if let Some(dir) = &v2_base {
+                    return Ok(Base {
+                        version: Version::V2,
+                        dir: dir.clone(),
+                    });
+                }
+            }
+            if let Some(dir) = v1_for(v1_controller) {
+                ensure_dir(&dir)?;
+                return Ok(Base {
+                    version: Version::V1,
+                    dir,
+                });
+            }
+            Err(unavailable(
+                format!(
+                    "no cgroup hierarchy can serve the {role} role (cgroup v2 without the `{v1_controller}` controller enabled, and no v1 `{v1_controller}` hierarchy)"
+                ),
+                format!(
+                    "on cgroup v2, enable it: `echo +{v1_controller} > /sys/fs/cgroup/cgroup.subtree_control` (or delegate a subtree with it); on v1, mount the `{v1_controller}` controller"
+                ),
+            ))
+        };
+
+        let has_v2 = v2_base.is_some();
+        let layout = Layout {
+            memory: pick("memory limit", v2_memory, "memory")?,
+            pids: pick("process limit", v2_pids, "pids")?,
+            cpu: pick("CPU accounting", has_v2, "cpuacct")?,
+            kill: pick(
+                "kill",
+                has_v2
+                    && v2_base
+                        .as_ref()
+                        .is_some_and(|b| b.join("cgroup.kill").exists() || has_kill_file(b)),
+                "freezer",
+            )?,
+        };
+        Ok(layout)
+    }
+
+    /// Distinct base directories, each hierarchy once.
+    pub fn bases(&self) -> Vec<&Base> {
+        let mut out: Vec<&Base> = Vec::new();
+        for b in [&self.memory, &self.pids, &self.cpu, &self.kill] {
+            if !out.iter().any(|o| o.dir == b.dir) {
+                out.push(b);
+            }
+        }
+        out
+    }
+
+    /// Kills and removes leaf cgroups whose jail process no longer exists (left by a crashed
+    /// supervisor). Returns how many were removed.
+    pub fn clean_leftovers(&self) -> usize {
+        let mut removed = 0;
+        for base in self.bases() {
+            let Ok(entries) = fs_err::read_dir(&base.dir) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                let Some(pid) = name.split('-').next().and_then(|p| p.parse::<u32>().ok()) else {
+                    continue;
+                };
+                if Path::new(&format!("/proc/{pid}")).exists() {
+                    continue;
+                }
+                let leaf = ExecCgroup::existing(self, &name);
+                leaf.kill_all();
+                if leaf.remove().is_ok() {
+                    removed += 1;
+                }
+            }
+        }
+        removed
+    }
+}
+
+/// A v2 `cgroup.kill` exists in children even when the base (created by us) lacks it on
+/// some kernels' roots; probe with a throwaway child.
+fn has_kill_file(base: &Path) -> bool {
+    let probe = base.join(format!("probe-{}", std::process::id()));
+    if fs_err::create_dir(&probe).is_err() {
+        return false;
+    }
+    let ok = probe.join("cgroup.kill").exists();
+    let _ = fs_err::remove_dir(&probe);
+    ok
+}
+
+/// The leaf cgroups of one execution.
+#[derive(Debug)]
+pub struct ExecCgroup {
+    layout: Layout,
+    name: String,
+}
+
+fn leaf(base: &Base, name: &str) -> PathBuf {
+    base.dir.join(name)
+}
+
+impl ExecCgroup {
+    fn existing(layout: &Layout, name: &str) -> ExecCgroup {
+        ExecCgroup {
+            layout: layout.clone(),
+            name: name.to_owned(),
+        }
+    }
+
+    /// Creates the leaves and writes the limits.
+    pub fn create(
+        layout: &Layout,
+        name: &str,
+        memory_bytes: u64,
+        pids: u32,
+    ) -> io::Result<ExecCgroup> {
+        let cg = ExecCgroup::existing(layout, name);
+        for base in layout.bases() {
+            fs_err::create_dir(leaf(base, name))?;
+        }
+        let mem = leaf(&layout.memory, name);
+        match layout.memory.version {
+            Version::V2 => {
+                fs_err::write(mem.join("memory.max"), memory_bytes.to_string())?;
+                if mem.join("memory.swap.max").exists() {
+                    fs_err::write(mem.join("memory.swap.max"), "0")?;
+                }
+                let _ = fs_err::write(mem.join("memory.oom.group"), "1");
+            }
+            Version::V1 => {
+                fs_err::write(mem.join("memory.limit_in_bytes"), memory_bytes.to_string())?;
+                let memsw = mem.join("memory.memsw.limit_in_bytes");
+                if memsw.exists() {
+                    fs_err::write(memsw, memory_bytes.to_string())?;
+                }
+                let _ = fs_err::write(mem.join("memory.swappiness"), "0");
+            }
+        }
+        fs_err::write(leaf(&layout.pids, name).join("pids.max"), pids.to_string())?;
+        Ok(cg)
+    }
+
+    /// The `cgroup.procs` files a process writes "0" to in order to join every leaf.
+    pub fn procs_files(&self) -> Vec<PathBuf> {
+        self.layout
+            .bases()
+            .into_iter()
+            .map(|b| leaf(b, &self.name).join("cgroup.procs"))
+            .collect()
+    }
+
+    /// CPU time used by everything that ran in the leaf, in microseconds.
+    pub fn cpu_us(&self) -> io::Result<u64> {
+        let dir = leaf(&self.layout.cpu, &self.name);
+        match self.layout.cpu.version {
+            Version::V2 => {
+                let stat = fs_err::read_to_string(dir.join("cpu.stat"))?;
+                stat.lines()
+                    .find_map(|l| l.strip_prefix("usage_usec "))
+                    .and_then(|v| v.trim().parse().ok())
+                    .ok_or_else(|| io::Error::other("cpu.stat has no usage_usec"))
+            }
+            Version::V1 => {
+                let ns: u64 = fs_err::read_to_string(dir.join("cpuacct.usage"))?
+                    .trim()
+                    .parse()
+                    .map_err(|_| io::Error::other("unreadable cpuacct.usage"))?;
+                Ok(ns / 1000)
+            }
+        }
+    }
+
+    pub fn peak_memory(&self) -> Option<u64> {
+        let dir = leaf(&self.layout.memory, &self.name);
+        let file = match self.layout.memory.version {
+            Version::V2 => dir.join("memory.peak"),
+            Version::V1 => dir.join("memory.max_usage_in_bytes"),
+        };
+        fs_err::read_to_string(file).ok()?.trim().parse().ok()
+    }
+
+    /// Whether the kernel OOM-killed something in the leaf.
+    pub fn oom_killed(&self) -> bool {
+        let dir = leaf(&self.layout.memory, &self.name);
+        let file = match self.layout.memory.version {
+            Version::V2 => dir.join("memory.events"),
+            Version::V1 => dir.join("memory.oom_control"),
+        };
+        let Ok(text) = fs_err::read_to_string(file) else {
+            return false;
+        };
+        text.lines()
+            .filter_map(|l| l.strip_prefix("oom_kill "))
+            .any(|n| n.trim().parse::<u64>().is_ok_and(|n| n > 0))
+    }
+
+    fn procs(&self) -> Vec<i32> {
+        let mut pids = Vec::new();
+        for file in self.procs_files() {
+            if let Ok(text) = fs_err::read_to_string(file) {
+                pids.extend(text.lines().filter_map(|l| l.trim().parse::<i32>().ok()));
+            }
+        }
+        pids.sort_unstable();
+        pids.dedup();
+        pids
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.procs().is_empty()
+    }
+
+    /// Kills every process in the leaf and waits (bounded) until none is left.
+    pub fn kill_all(&self) {
+        let dir = leaf(&self.layout.kill, &self.name);
+        for _ in 0..200 {
+            if self.is_empty() {
+                return;
+            }
+            match self.layout.kill.version {
+                Version::V2 => {
+                    let _ = fs_err::write(dir.join("cgroup.kill"), "1");
+                }
+                Version::V1 => {
+                    // Frozen processes cannot fork between our listing and our kill.
+                    let state = dir.join("freezer.state");
+                    let _ = fs_err::write(&state, "FROZEN");
+                    for pid in self.procs() {
+                        unsafe { libc::kill(pid, libc::SIGKILL) };
+                    }
+                    let _ = fs_err::write(&state, "THAWED");
+                }
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+    }
+
+    /// Removes the leaves (after [`kill_all`](Self::kill_all)); retries briefly on EBUSY while
+    /// the kernel finishes tearing processes down.
+    pub fn remove(&self) -> io::Result<()> {
+        let mut last = Ok(());
+        for base in self.layout.bases() {
+            let dir = leaf(base, &self.name);
+            if !dir.exists() {
+                continue;
+            }
+            last = Ok(());
+            for _ in 0..500 {
+                match std::fs::remove_dir(&dir) {
+                    Ok(()) => {
+                        last = Ok(());
+                        break;
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::NotFound => break,
+                    Err(e) => {
+                        last = Err(e);
+                        std::thread::sleep(std::time::Duration::from_millis(1));
+                    }
+                }
+            }
+        }
+        last
+    }
+}

@@ -1,0 +1,810 @@
+//! The jail process: started once per execution by the host library (as `passrate-jail` or
+//! `passrate __jail`), single-threaded, so forking and namespace set-up are sound.
+//!
+//! Process tree (host view):
+//! ```text
+//! jail (host root: cgroups, uid maps, I/O, limits)
+//!  └─ ns-holder (unshare user+mount+pid+net+ipc+uts; waits)
+//!      └─ init = pid 1 of the new pid namespace (joins the exec cgroup, builds the root)
+//!          └─ one child per step: setsid, rlimits, uid 1000, no_new_privs, seccomp, exec
+//! ```
+//! Killing init tears the whole pid namespace down; the cgroup kill is a second guarantee.
+//! The jail watches its stdin: when the host dies the pipe closes and the jail kills
+//! everything (PR_SET_PDEATHSIG is not used here because it follows the host *thread*).
+
+use std::ffi::CString;
+use std::io::{self, Read};
+use std::os::fd::RawFd;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use crate::api::{ExecOutcome, ExecStatus, Limits};
+use crate::cgroup::ExecCgroup;
+use crate::mounts::{self, JAIL_UID, RootSpec};
+use crate::runtimes::{self, CLEAN_ENV};
+use crate::sys::{self, close, cvt, write_all};
+use crate::wire::{self, JailRequest, JailResponse};
+
+/// Entry point of the jail process. Reads one request on stdin, answers on stdout, exits.
+pub fn jail_main() -> ! {
+    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_IGN) };
+    let request: Result<JailRequest, _> = wire::read_frame(io::stdin().lock());
+    let response: JailResponse = match request {
+        Ok(req) => run(&req),
+        Err(e) => Err(format!("failed to read the jail request: {e}")),
+    };
+    let code = match wire::write_frame(io::stdout().lock(), &response) {
+        Ok(()) => 0,
+        Err(_) => 1,
+    };
+    std::process::exit(code)
+}
+
+fn run(req: &JailRequest) -> JailResponse {
+    let name = format!("{}-{}", std::process::id(), unique_suffix());
+    let limits = &req.exec.limits;
+    let cg = ExecCgroup::create(&req.cgroups, &name, limits.memory_bytes, limits.pids)
+        .map_err(|e| format!("failed to create the execution cgroup {name}: {e}"))?;
+    let result = run_in_cgroup(req, &cg);
+    cg.kill_all();
+    let _ = cg.remove();
+    result
+}
+
+fn unique_suffix() -> u64 {
+    let mut ts: libc::timespec = unsafe { std::mem::zeroed() };
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    (ts.tv_sec as u64)
+        .wrapping_mul(1_000_000_000)
+        .wrapping_add(ts.tv_nsec as u64)
+}
+
+/// Everything a step child needs, allocated before forking.
+struct PreparedStep {
+    exe: CString,
+    argv: Vec<CString>,
+    data_limit: Option<u64>,
+    cpu_budget_ms: u64,
+}
+
+struct Pipes {
+    to_parent: (RawFd, RawFd),
+    from_parent: (RawFd, RawFd),
+    status: (RawFd, RawFd),
+    stdin: (RawFd, RawFd),
+    stdout: (RawFd, RawFd),
+    stderr: (RawFd, RawFd),
+    chan_in: (RawFd, RawFd),
+    chan_out: (RawFd, RawFd),
+}
+
+const MSG_INIT_PID: u32 = 0;
+const MSG_STEP_START: u32 = 1;
+const MSG_STEP_END: u32 = 2;
+const MSG_SETUP_ERROR: u32 = 3;
+
+fn send(fd: RawFd, kind: u32, step: u32, value: i32) {
+    let mut rec = [0u8; 12];
+    rec[..4].copy_from_slice(&kind.to_le_bytes());
+    rec[4..8].copy_from_slice(&step.to_le_bytes());
+    rec[8..].copy_from_slice(&value.to_le_bytes());
+    let _ = write_all(fd, &rec);
+}
+
+fn send_error(fd: RawFd, message: &str) {
+    let bytes = message.as_bytes();
+    let len = bytes.len().min(4096);
+    send(fd, MSG_SETUP_ERROR, 0, len as i32);
+    let _ = write_all(fd, &bytes[..len]);
+}
+
+fn run_in_cgroup(req: &JailRequest, cg: &ExecCgroup) -> JailResponse {
+    let limits = &req.exec.limits;
+    if req.exec.steps.is_empty() {
+        return Err("the request has no steps".into());
+    }
+    let last = req.exec.steps.len() - 1;
+    let mut steps = Vec::new();
+    for (i, program) in req.exec.steps.iter().enumerate() {
+        let cmd = runtimes::command_line(program, limits, &req.runtimes)?;
+        steps.push(PreparedStep {
+            exe: CString::new(cmd.exe.as_os_str().as_encoded_bytes()).map_err(|e| e.to_string())?,
+            argv: cmd
+                .argv
+                .into_iter()
+                .map(|a| CString::new(a).map_err(|e| e.to_string()))
+                .collect::<Result<_, _>>()?,
+            data_limit: cmd.data_limit,
+            cpu_budget_ms: if i == last {
+                limits.cpu_ms
+            } else {
+                limits.setup_cpu_ms
+            },
+        });
+    }
+    let env: Vec<CString> = CLEAN_ENV
+        .iter()
+        .map(|e| CString::new(*e).expect("static"))
+        .collect();
+    let filter = crate::seccomp::deny_list_program();
+    let mut procs_fds = Vec::new();
+    for file in cg.procs_files() {
+        let path = CString::new(file.as_os_str().as_encoded_bytes()).map_err(|e| e.to_string())?;
+        let fd = cvt(unsafe { libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC) })
+            .map_err(|e| format!("failed to open {}: {e}", file.display()))?;
+        procs_fds.push(fd);
+    }
+    if let Err(e) = fs_err::create_dir_all(&req.root_mountpoint) {
+        return Err(format!("failed to create the jail mount point: {e}"));
+    }
+    let p = || sys::pipe().map_err(|e| format!("failed to create a pipe: {e}"));
+    let pipes = Pipes {
+        to_parent: p()?,
+        from_parent: p()?,
+        status: p()?,
+        stdin: p()?,
+        stdout: p()?,
+        stderr: p()?,
+        chan_in: p()?,
+        chan_out: p()?,
+    };
+
+    // The candidate may reopen its descriptors through /proc/self/fd (Java has no other way
+    // to open fd 3); that checks the pipe inode's owner, host root, unmapped in the jail.
+    for fd in [
+        pipes.stdin.0,
+        pipes.stdout.1,
+        pipes.stderr.1,
+        pipes.chan_in.0,
+        pipes.chan_out.1,
+    ] {
+        unsafe { libc::fchmod(fd, 0o666) };
+    }
+    let holder = unsafe { libc::fork() };
+    if holder < 0 {
+        return Err(format!("fork failed: {}", io::Error::last_os_error()));
+    }
+    if holder == 0 {
+        namespace_holder(req, &pipes, &procs_fds, &steps, &env, &filter);
+    }
+    for fd in procs_fds {
+        close(fd);
+    }
+    let result = supervise(req, cg, &pipes, holder, last);
+    // Whatever happened, nothing of the jail may outlive this function.
+    cg.kill_all();
+    let mut status = 0;
+    unsafe { libc::waitpid(holder, &mut status, 0) };
+    for (r, w) in [
+        pipes.status,
+        pipes.stdin,
+        pipes.stdout,
+        pipes.stderr,
+        pipes.chan_in,
+        pipes.chan_out,
+        pipes.to_parent,
+        pipes.from_parent,
+    ] {
+        close(r);
+        close(w);
+    }
+    result
+}
+
+/// The first child: creates the namespaces, waits for its uid/gid maps, forks init, waits.
+fn namespace_holder(
+    req: &JailRequest,
+    pipes: &Pipes,
+    procs_fds: &[RawFd],
+    steps: &[PreparedStep],
+    env: &[CString],
+    filter: &[libc::sock_filter],
+) -> ! {
+    unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) };
+    // Keep none of the supervisor's ends (else the candidate never sees EOF on its input)
+    // nor the jail's own stdio (the host protocol).
+    for fd in [
+        pipes.to_parent.0,
+        pipes.from_parent.1,
+        pipes.status.0,
+        pipes.stdin.1,
+        pipes.stdout.0,
+        pipes.stderr.0,
+        pipes.chan_in.1,
+        pipes.chan_out.0,
+    ] {
+        close(fd);
+    }
+    let null = unsafe { libc::open(c"/dev/null".as_ptr(), libc::O_RDWR) };
+    for std_fd in 0..3 {
+        unsafe { libc::dup2(null, std_fd) };
+    }
+    close(null);
+    let flags = libc::CLONE_NEWUSER
+        | libc::CLONE_NEWNS
+        | libc::CLONE_NEWPID
+        | libc::CLONE_NEWNET
+        | libc::CLONE_NEWIPC
+        | libc::CLONE_NEWUTS;
+    if unsafe { libc::unshare(flags) } != 0 {
+        send_error(
+            pipes.status.1,
+            &format!(
+                "unshare of the jail namespaces failed: {}",
+                io::Error::last_os_error()
+            ),
+        );
+        unsafe { libc::_exit(1) };
+    }
+    let _ = write_all(pipes.to_parent.1, b"u");
+    let mut ok = [0u8; 1];
+    if !matches!(sys::read_exact(pipes.from_parent.0, &mut ok), Ok(true)) {
+        unsafe { libc::_exit(1) };
+    }
+    // Until now our credentials were unmapped in the new namespace (files could not be
+    // created: EOVERFLOW); become the namespace's root explicitly.
+    if unsafe { libc::setresgid(0, 0, 0) } != 0 || unsafe { libc::setresuid(0, 0, 0) } != 0 {
+        send_error(
+            pipes.status.1,
+            &format!(
+                "failed to become root in the user namespace: {}",
+                io::Error::last_os_error()
+            ),
+        );
+        unsafe { libc::_exit(1) };
+    }
+    let init = unsafe { libc::fork() };
+    if init < 0 {
+        send_error(
+            pipes.status.1,
+            &format!(
+                "fork of the jail init failed: {}",
+                io::Error::last_os_error()
+            ),
+        );
+        unsafe { libc::_exit(1) };
+    }
+    if init == 0 {
+        init_main(req, pipes, procs_fds, steps, env, filter);
+    }
+    send(pipes.status.1, MSG_INIT_PID, 0, init);
+    let keep = [pipes.status.1];
+    sys::close_fds_from(0, &keep);
+    let mut status = 0;
+    unsafe { libc::waitpid(init, &mut status, 0) };
+    unsafe { libc::_exit(0) }
+}
+
+/// Pid 1 of the jail: joins the cgroup, builds the filesystem, runs the steps in order.
+fn init_main(
+    req: &JailRequest,
+    pipes: &Pipes,
+    procs_fds: &[RawFd],
+    steps: &[PreparedStep],
+    env: &[CString],
+    filter: &[libc::sock_filter],
+) -> ! {
+    unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) };
+    let status_fd = pipes.status.1;
+    let fail = |what: String| -> ! {
+        send_error(status_fd, &what);
+        unsafe { libc::_exit(1) }
+    };
+    for &fd in procs_fds {
+        if let Err(e) = write_all(fd, b"0") {
+            fail(format!("failed to join the execution cgroup: {e}"));
+        }
+        close(fd);
+    }
+    // The cgroup namespace is rooted at the execution's leaf: /proc/self/cgroup shows "/".
+    if unsafe { libc::unshare(libc::CLONE_NEWCGROUP) } != 0 {
+        fail(format!(
+            "unshare(CLONE_NEWCGROUP) failed: {}",
+            io::Error::last_os_error()
+        ));
+    }
+    let mut binds = req.runtimes.extra_binds();
+    binds.extend(req.ro_binds.iter().cloned());
+    let spec = RootSpec {
+        mountpoint: &req.root_mountpoint,
+        ro_binds: &binds,
+        workdir_bytes: req.exec.limits.workdir_bytes,
+    };
+    if let Err(e) = mounts::build_root(&spec) {
+        fail(format!("failed to build the jail filesystem: {e}"));
+    }
+    if let Err(e) = mounts::write_inputs(&req.exec.files) {
+        fail(format!("failed to write the input files: {e}"));
+    }
+    let hostname = b"sandbox";
+    unsafe { libc::sethostname(hostname.as_ptr().cast(), hostname.len()) };
+
+    let last = steps.len() - 1;
+    for (i, step) in steps.iter().enumerate() {
+        send(status_fd, MSG_STEP_START, i as u32, 0);
+        let child = unsafe { libc::fork() };
+        if child < 0 {
+            fail(format!(
+                "fork of step {i} failed: {}",
+                io::Error::last_os_error()
+            ));
+        }
+        if child == 0 {
+            exec_step(step, i == last, pipes, &req.exec.limits, env, filter);
+        }
+        let mut status = 0;
+        loop {
+            let r = unsafe { libc::waitpid(-1, &mut status, 0) };
+            if r == child
+                || (r < 0 && io::Error::last_os_error().raw_os_error() != Some(libc::EINTR))
+            {
+                break;
+            }
+        }
+        // Daemons and stragglers of this step die before the next step (or the report).
+        unsafe { libc::kill(-1, libc::SIGKILL) };
+        let mut other = 0;
+        while unsafe { libc::waitpid(-1, &mut other, 0) } > 0 {}
+        send(status_fd, MSG_STEP_END, i as u32, status);
+        if !(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0) {
+            break;
+        }
+    }
+    unsafe { libc::_exit(0) }
+}
+
+fn set_rlimit(resource: libc::__rlimit_resource_t, soft: u64, hard: u64) {
+    let lim = libc::rlimit {
+        rlim_cur: soft,
+        rlim_max: hard,
+    };
+    unsafe { libc::setrlimit(resource, &lim) };
+}
+
+/// A step's process: from init's child to the candidate program. Never returns.
+fn exec_step(
+    step: &PreparedStep,
+    is_last: bool,
+    pipes: &Pipes,
+    limits: &Limits,
+    env: &[CString],
+    filter: &[libc::sock_filter],
+) -> ! {
+    let die = |msg: &[u8]| -> ! {
+        let _ = write_all(2, msg);
+        unsafe { libc::_exit(127) }
+    };
+    unsafe {
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+        libc::setsid();
+    }
+    // Move the sources out of the way first so no dup2 clobbers another source.
+    let null = unsafe { libc::open(c"/dev/null".as_ptr(), libc::O_RDWR | libc::O_CLOEXEC) };
+    let stdin_src = if is_last { pipes.stdin.0 } else { null };
+    let mut targets: Vec<(RawFd, RawFd)> =
+        vec![(stdin_src, 0), (pipes.stdout.1, 1), (pipes.stderr.1, 2)];
+    if is_last {
+        targets.push((pipes.chan_in.0, 3));
+        targets.push((pipes.chan_out.1, 4));
+    }
+    let mut high = Vec::with_capacity(targets.len());
+    for &(src, dst) in &targets {
+        let h = unsafe { libc::fcntl(src, libc::F_DUPFD_CLOEXEC, 100) };
+        if h < 0 {
+            die(b"passrate-jail: fcntl failed\n");
+        }
+        high.push((h, dst));
+    }
+    for &(h, dst) in &high {
+        if unsafe { libc::dup2(h, dst) } < 0 {
+            die(b"passrate-jail: dup2 failed\n");
+        }
+    }
+    sys::close_fds_from(if is_last { 5 } else { 3 }, &[]);
+
+    let file_limit = limits.workdir_bytes;
+    set_rlimit(libc::RLIMIT_CORE, 0, 0);
+    set_rlimit(libc::RLIMIT_NOFILE, 1024, 1024);
+    set_rlimit(libc::RLIMIT_FSIZE, file_limit, file_limit);
+    // Backstop only: the cgroup CPU clock is authoritative and kills first.
+    let cpu_s = step.cpu_budget_ms.div_ceil(1000) + 1;
+    set_rlimit(libc::RLIMIT_CPU, cpu_s, cpu_s + 1);
+    if let Some(data) = step.data_limit {
+        set_rlimit(libc::RLIMIT_DATA, data, data);
+    }
+    unsafe {
+        if libc::setresgid(JAIL_UID, JAIL_UID, JAIL_UID) != 0
+            || libc::setresuid(JAIL_UID, JAIL_UID, JAIL_UID) != 0
+        {
+            die(b"passrate-jail: failed to drop to the sandbox user\n");
+        }
+        if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
+            die(b"passrate-jail: no_new_privs failed\n");
+        }
+        libc::chdir(c"/tmp".as_ptr());
+    }
+    if crate::seccomp::install(filter).is_err() {
+        die(b"passrate-jail: seccomp failed\n");
+    }
+    let mut argv: Vec<*const libc::c_char> = step.argv.iter().map(|a| a.as_ptr()).collect();
+    argv.push(std::ptr::null());
+    let mut envp: Vec<*const libc::c_char> = env.iter().map(|e| e.as_ptr()).collect();
+    envp.push(std::ptr::null());
+    unsafe { libc::execve(step.exe.as_ptr(), argv.as_ptr(), envp.as_ptr()) };
+    let err = io::Error::last_os_error();
+    let _ = write_all(
+        2,
+        format!(
+            "passrate-jail: cannot execute {}: {err}\n",
+            step.exe.to_string_lossy()
+        )
+        .as_bytes(),
+    );
+    unsafe { libc::_exit(127) }
+}
+
+/// A capped output stream.
+struct Capture {
+    fd: RawFd,
+    data: Vec<u8>,
+    open: bool,
+}
+
+impl Capture {
+    /// Reads what is available. Returns true when the cap was exceeded.
+    fn pump(&mut self, cap: usize) -> bool {
+        let mut buf = [0u8; 65536];
+        loop {
+            let n = unsafe { libc::read(self.fd, buf.as_mut_ptr().cast(), buf.len()) };
+            if n > 0 {
+                let n = n as usize;
+                let room = cap.saturating_sub(self.data.len());
+                self.data.extend_from_slice(&buf[..n.min(room)]);
+                if n > room {
+                    return true;
+                }
+            } else if n == 0 {
+                self.open = false;
+                return false;
+            } else {
+                return false;
+            }
+        }
+    }
+}
+
+struct Feed<'a> {
+    fd: RawFd,
+    data: &'a [u8],
+}
+
+impl Feed<'_> {
+    fn push(&mut self) {
+        while !self.data.is_empty() {
+            let n = unsafe { libc::write(self.fd, self.data.as_ptr().cast(), self.data.len()) };
+            if n <= 0 {
+                if n < 0 && io::Error::last_os_error().kind() == io::ErrorKind::WouldBlock {
+                    return;
+                }
+                self.data = &[];
+                break;
+            }
+            self.data = &self.data[n as usize..];
+        }
+        close(self.fd);
+        self.fd = -1;
+    }
+}
+
+fn supervise(
+    req: &JailRequest,
+    cg: &ExecCgroup,
+    pipes: &Pipes,
+    holder: libc::pid_t,
+    last: usize,
+) -> JailResponse {
+    let limits = &req.exec.limits;
+    // Child-side ends belong to the jail's processes only.
+    for fd in [
+        pipes.to_parent.1,
+        pipes.from_parent.0,
+        pipes.status.1,
+        pipes.stdin.0,
+        pipes.stdout.1,
+        pipes.stderr.1,
+        pipes.chan_in.0,
+        pipes.chan_out.1,
+    ] {
+        close(fd);
+    }
+    // Wait for the holder's namespaces, then give them their uid/gid maps.
+    let mut byte = [0u8; 1];
+    match sys::read_exact(pipes.to_parent.0, &mut byte) {
+        Ok(true) => {}
+        _ => {
+            return Err(read_setup_error(pipes.status.0)
+                .unwrap_or_else(|| "the jail namespace holder died during set-up".into()));
+        }
+    }
+    let base = req.uid_base;
+    let proc_dir = format!("/proc/{holder}");
+    let maps = [
+        ("setgroups", "deny".to_string()),
+        (
+            "uid_map",
+            format!("0 {base} 1\n{JAIL_UID} {} 1\n", base + JAIL_UID),
+        ),
+        (
+            "gid_map",
+            format!("0 {base} 1\n{JAIL_UID} {} 1\n", base + JAIL_UID),
+        ),
+    ];
+    for (file, content) in maps {
+        let path = CString::new(format!("{proc_dir}/{file}")).expect("no NUL");
+        sys::write_file(&path, content.as_bytes())
+            .map_err(|e| format!("failed to write {proc_dir}/{file}: {e}"))?;
+    }
+    write_all(pipes.from_parent.1, b"m").map_err(|e| format!("failed to release the jail: {e}"))?;
+
+    for fd in [
+        pipes.status.0,
+        pipes.stdout.0,
+        pipes.stderr.0,
+        pipes.chan_out.0,
+        pipes.stdin.1,
+        pipes.chan_in.1,
+        0,
+    ] {
+        let _ = sys::set_nonblocking(fd);
+    }
+    let cap = limits.output_bytes as usize;
+    let mut outs = [
+        Capture {
+            fd: pipes.stdout.0,
+            data: Vec::new(),
+            open: true,
+        },
+        Capture {
+            fd: pipes.stderr.0,
+            data: Vec::new(),
+            open: true,
+        },
+        Capture {
+            fd: pipes.chan_out.0,
+            data: Vec::new(),
+            open: true,
+        },
+    ];
+    let mut feeds = [
+        Feed {
+            fd: pipes.stdin.1,
+            data: &req.exec.stdin,
+        },
+        Feed {
+            fd: pipes.chan_in.1,
+            data: &req.exec.channel_input,
+        },
+    ];
+    for f in &mut feeds {
+        f.push();
+    }
+
+    let mut status_buf: Vec<u8> = Vec::new();
+    let mut status_open = true;
+    let mut init_pid: Option<libc::pid_t> = None;
+    let mut current: Option<(usize, Instant, u64)> = None; // step, wall start, cpu start
+    let mut ended: Option<(usize, i32)> = None;
+    let mut cpu_total = 0u64;
+    let mut wall_total = Duration::ZERO;
+    let mut killed_for: Option<ExecStatus> = None;
+    let mut host_gone = false;
+
+    let kill = |init_pid: Option<libc::pid_t>| {
+        if let Some(pid) = init_pid {
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
+        cg.kill_all();
+    };
+
+    loop {
+        let mut fds: Vec<libc::pollfd> = Vec::with_capacity(8);
+        if status_open {
+            fds.push(libc::pollfd {
+                fd: pipes.status.0,
+                events: libc::POLLIN,
+                revents: 0,
+            });
+        }
+        for o in outs.iter().filter(|o| o.open) {
+            fds.push(libc::pollfd {
+                fd: o.fd,
+                events: libc::POLLIN,
+                revents: 0,
+            });
+        }
+        for f in feeds.iter().filter(|f| f.fd >= 0) {
+            fds.push(libc::pollfd {
+                fd: f.fd,
+                events: libc::POLLOUT,
+                revents: 0,
+            });
+        }
+        if !host_gone {
+            fds.push(libc::pollfd {
+                fd: 0,
+                events: libc::POLLIN,
+                revents: 0,
+            });
+        }
+        if !status_open && outs.iter().all(|o| !o.open) {
+            break;
+        }
+        let timeout_ms = 5;
+        unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, timeout_ms) };
+
+        for o in outs.iter_mut() {
+            if o.open && o.pump(cap) && killed_for.is_none() {
+                killed_for = Some(ExecStatus::OutputLimit);
+                kill(init_pid);
+            }
+        }
+        for f in feeds.iter_mut().filter(|f| f.fd >= 0) {
+            f.push();
+        }
+        if !host_gone {
+            let mut b = [0u8; 64];
+            let n = unsafe { libc::read(0, b.as_mut_ptr().cast(), b.len()) };
+            if n == 0 {
+                host_gone = true;
+                killed_for.get_or_insert(ExecStatus::Timeout);
+                kill(init_pid);
+            }
+        }
+        if status_open {
+            let mut buf = [0u8; 4096];
+            loop {
+                let n = unsafe { libc::read(pipes.status.0, buf.as_mut_ptr().cast(), buf.len()) };
+                if n > 0 {
+                    status_buf.extend_from_slice(&buf[..n as usize]);
+                } else {
+                    if n == 0 {
+                        status_open = false;
+                    }
+                    break;
+                }
+            }
+            while status_buf.len() >= 12 {
+                let kind = u32::from_le_bytes(status_buf[0..4].try_into().expect("4"));
+                let step = u32::from_le_bytes(status_buf[4..8].try_into().expect("4")) as usize;
+                let value = i32::from_le_bytes(status_buf[8..12].try_into().expect("4"));
+                if kind == MSG_SETUP_ERROR {
+                    let len = value.max(0) as usize;
+                    if status_buf.len() < 12 + len {
+                        if status_open {
+                            break;
+                        }
+                        return Err("the jail reported a truncated set-up error".into());
+                    }
+                    let msg = String::from_utf8_lossy(&status_buf[12..12 + len]).into_owned();
+                    kill(init_pid);
+                    return Err(msg);
+                }
+                status_buf.drain(..12);
+                match kind {
+                    MSG_INIT_PID => init_pid = Some(value),
+                    MSG_STEP_START => {
+                        current = Some((step, Instant::now(), cg.cpu_us().unwrap_or(0)))
+                    }
+                    MSG_STEP_END => {
+                        if let Some((_, start, cpu0)) = current.take() {
+                            wall_total += start.elapsed();
+                            cpu_total += cg.cpu_us().unwrap_or(cpu0).saturating_sub(cpu0);
+                        }
+                        ended = Some((step, value));
+                    }
+                    _ => return Err(format!("unknown jail status message {kind}")),
+                }
+            }
+        }
+        if let Some((step, start, cpu0)) = current {
+            if killed_for.is_none() {
+                let (cpu_budget, wall_budget) = if step == last {
+                    (limits.cpu_ms, limits.wall_ms)
+                } else {
+                    (limits.setup_cpu_ms, limits.setup_cpu_ms * 2 + 2_000)
+                };
+                let cpu_used = cg.cpu_us().unwrap_or(cpu0).saturating_sub(cpu0);
+                if cpu_used > cpu_budget * 1000
+                    || start.elapsed() > Duration::from_millis(wall_budget)
+                {
+                    killed_for = Some(ExecStatus::Timeout);
+                    kill(init_pid);
+                }
+            }
+        }
+    }
+    if let Some((_, start, cpu0)) = current.take() {
+        wall_total += start.elapsed();
+        cpu_total += cg.cpu_us().unwrap_or(cpu0).saturating_sub(cpu0);
+    }
+    let peak_memory_bytes = cg.peak_memory();
+    let oom = cg.oom_killed();
+    let [stdout, stderr, channel] = outs.map(|o| o.data);
+
+    let (step, wait_status) = match ended {
+        Some(e) => e,
+        None if killed_for.is_some() || oom => {
+            (current.map(|c| c.0).unwrap_or(last), libc::SIGKILL)
+        }
+        None => {
+            return Err(read_setup_error(pipes.status.0)
+                .unwrap_or_else(|| "the jail init died before reporting".into()));
+        }
+    };
+    let exited = libc::WIFEXITED(wait_status);
+    let exit_code = exited.then(|| libc::WEXITSTATUS(wait_status));
+    let signal = libc::WIFSIGNALED(wait_status).then(|| libc::WTERMSIG(wait_status));
+    let status = if let Some(reason) = killed_for {
+        reason
+    } else if oom {
+        ExecStatus::MemoryLimit
+    } else if exit_code == Some(0) && step == last {
+        ExecStatus::Ok
+    } else if matches!(signal, Some(libc::SIGXCPU)) {
+        ExecStatus::Timeout
+    } else if reports_heap_exhaustion(&stderr) {
+        ExecStatus::MemoryLimit
+    } else {
+        ExecStatus::RuntimeError
+    };
+    let truncated = killed_for == Some(ExecStatus::OutputLimit);
+    Ok(ExecOutcome {
+        status,
+        step,
+        exit_code,
+        signal,
+        cpu_us: cpu_total,
+        wall_us: wall_total.as_micros() as u64,
+        peak_memory_bytes,
+        stdout,
+        stderr,
+        channel_output: channel,
+        truncated,
+    })
+}
+
+/// The runtimes' own words for "the heap limit was reached".
+fn reports_heap_exhaustion(stderr: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(stderr);
+    let last_line = text
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("");
+    last_line.starts_with("MemoryError")
+        || text.contains("JavaScript heap out of memory")
+        || text.contains("java.lang.OutOfMemoryError")
+}
+
+fn read_setup_error(fd: RawFd) -> Option<String> {
+    let _ = sys::set_nonblocking(fd);
+    let mut buf = Vec::new();
+    let mut file = unsafe { <std::fs::File as std::os::fd::FromRawFd>::from_raw_fd(libc::dup(fd)) };
+    let _ = file.read_to_end(&mut buf);
+    let mut i = 0;
+    while i + 12 <= buf.len() {
+        let kind = u32::from_le_bytes(buf[i..i + 4].try_into().ok()?);
+        let value = i32::from_le_bytes(buf[i + 8..i + 12].try_into().ok()?);
+        i += 12;
+        if kind == MSG_SETUP_ERROR {
+            let len = (value.max(0) as usize).min(buf.len() - i);
+            return Some(String::from_utf8_lossy(&buf[i..i + len]).into_owned());
+        }
+    }
+    None
+}
+
+/// Where the jail's root is mounted (inside its own mount namespace only).
+pub fn default_root_mountpoint() -> &'static Path {
+    Path::new("/tmp/.passrate-jail-root")
+}

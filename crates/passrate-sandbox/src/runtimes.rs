@@ -1,0 +1,234 @@
+//! The host's real interpreters, resolved once (never a pyenv shim), and the command lines
+//! and clean environment each program kind runs with.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde::{Deserialize, Serialize};
+
+use crate::api::{Limits, Program};
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Runtime {
+    /// Canonical path of the executable (symlinks resolved).
+    pub path: PathBuf,
+    pub version: String,
+}
+
+/// Interpreters and compilers found on the host. A missing one makes only its language
+/// unavailable; asking for it then is a clear error.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Runtimes {
+    pub python: Option<Runtime>,
+    pub node: Option<Runtime>,
+    pub java: Option<Runtime>,
+    pub javac: Option<Runtime>,
+}
+
+fn canonical(candidates: &[&str]) -> Option<PathBuf> {
+    candidates
+        .iter()
+        .find_map(|c| std::fs::canonicalize(c).ok())
+        .filter(|p| !p.starts_with("/root") && !p.to_string_lossy().contains("/shims/"))
+}
+
+fn version_of(path: &Path, arg: &str) -> String {
+    let out = Command::new(path)
+        .arg(arg)
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .output();
+    match out {
+        Ok(out) => {
+            let text = if out.stdout.is_empty() {
+                out.stderr
+            } else {
+                out.stdout
+            };
+            String::from_utf8_lossy(&text)
+                .lines()
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_owned()
+        }
+        Err(_) => String::new(),
+    }
+}
+
+impl Runtimes {
+    /// Looks for system interpreters. `PASSRATE_PYTHON`, `PASSRATE_NODE`, `PASSRATE_JAVA_HOME`
+    /// override the defaults.
+    pub fn resolve() -> Runtimes {
+        let env = |k: &str| std::env::var(k).ok();
+        let python = env("PASSRATE_PYTHON")
+            .and_then(|p| std::fs::canonicalize(p).ok())
+            .or_else(|| canonical(&["/usr/bin/python3", "/usr/local/bin/python3"]));
+        let node = env("PASSRATE_NODE")
+            .and_then(|p| std::fs::canonicalize(p).ok())
+            .or_else(|| canonical(&["/usr/bin/node", "/usr/local/bin/node", "/usr/bin/nodejs"]));
+        let java_home = env("PASSRATE_JAVA_HOME").map(PathBuf::from);
+        let java = match &java_home {
+            Some(h) => std::fs::canonicalize(h.join("bin/java")).ok(),
+            None => canonical(&["/usr/bin/java"]),
+        };
+        let javac = match &java_home {
+            Some(h) => std::fs::canonicalize(h.join("bin/javac")).ok(),
+            None => canonical(&["/usr/bin/javac"]),
+        };
+        Runtimes {
+            python: python.map(|p| Runtime {
+                version: version_of(&p, "--version"),
+                path: p,
+            }),
+            node: node.map(|p| Runtime {
+                version: version_of(&p, "--version"),
+                path: p,
+            }),
+            java: java.map(|p| Runtime {
+                version: version_of(&p, "-version"),
+                path: p,
+            }),
+            javac: javac.map(|p| Runtime {
+                version: version_of(&p, "-version"),
+                path: p,
+            }),
+        }
+    }
+
+    /// Host directories outside the default binds that the runtimes need inside the jail.
+    pub fn extra_binds(&self) -> Vec<PathBuf> {
+        let mut out = Vec::new();
+        for rt in [&self.python, &self.node, &self.java, &self.javac]
+            .into_iter()
+            .flatten()
+        {
+            if !rt.path.starts_with("/usr") {
+                // e.g. /opt/jdk/bin/java → bind /opt/jdk
+                if let Some(home) = rt.path.parent().and_then(Path::parent) {
+                    out.push(home.to_path_buf());
+                }
+            }
+        }
+        out.sort();
+        out.dedup();
+        out
+    }
+}
+
+/// How one step is started inside the jail.
+pub struct CommandLine {
+    pub exe: PathBuf,
+    pub argv: Vec<String>,
+    /// RLIMIT_DATA for runtimes whose heap cannot be capped by a flag.
+    pub data_limit: Option<u64>,
+}
+
+fn need<'a>(rt: &'a Option<Runtime>, name: &str) -> Result<&'a Runtime, String> {
+    rt.as_ref().ok_or_else(|| {
+        format!("{name} is not installed on this host (or set its PASSRATE_* override)")
+    })
+}
+
+/// JVM options for fast start of short programs: one GC thread, C1 only, shared archive.
+const JVM_FAST_START: [&str; 4] = [
+    "-XX:+UseSerialGC",
+    "-XX:TieredStopAtLevel=1",
+    "-XX:-UsePerfData",
+    "-Xshare:auto",
+];
+
+pub fn command_line(
+    program: &Program,
+    limits: &Limits,
+    rts: &Runtimes,
+) -> Result<CommandLine, String> {
+    let heap_mib = (limits.heap_bytes >> 20).max(1);
+    let with_args = |exe: &Runtime, mut argv: Vec<String>, args: &[String]| {
+        argv.insert(0, exe.path.display().to_string());
+        argv.extend(args.iter().cloned());
+        argv
+    };
+    Ok(match program {
+        Program::Python { script, args } => {
+            let rt = need(&rts.python, "python3")?;
+            CommandLine {
+                exe: rt.path.clone(),
+                argv: with_args(
+                    rt,
+                    vec!["-I".into(), "-B".into(), "-S".into(), script.clone()],
+                    args,
+                ),
+                data_limit: Some(limits.heap_bytes),
+            }
+        }
+        Program::Node { script, args } => {
+            let rt = need(&rts.node, "node")?;
+            CommandLine {
+                exe: rt.path.clone(),
+                argv: with_args(
+                    rt,
+                    vec![format!("--max-old-space-size={heap_mib}"), script.clone()],
+                    args,
+                ),
+                data_limit: None,
+            }
+        }
+        Program::Javac { sources } => {
+            let rt = need(&rts.javac, "javac")?;
+            let mut argv: Vec<String> = JVM_FAST_START.iter().map(|o| format!("-J{o}")).collect();
+            argv.push("-J-Xmx128m".into());
+            argv.extend(
+                ["-proc:none", "-encoding", "UTF-8", "-nowarn", "-d", "."].map(String::from),
+            );
+            CommandLine {
+                exe: rt.path.clone(),
+                argv: with_args(rt, argv, sources),
+                data_limit: None,
+            }
+        }
+        Program::Java { main_class, args } => {
+            let rt = need(&rts.java, "java")?;
+            let mut argv: Vec<String> = JVM_FAST_START.iter().map(|s| s.to_string()).collect();
+            argv.extend([
+                format!("-Xmx{heap_mib}m"),
+                "-Xss8m".into(),
+                "-cp".into(),
+                ".".into(),
+                main_class.clone(),
+            ]);
+            CommandLine {
+                exe: rt.path.clone(),
+                argv: with_args(rt, argv, args),
+                data_limit: None,
+            }
+        }
+        Program::Exec { path, args } => {
+            let exe = if path.starts_with('/') {
+                PathBuf::from(path)
+            } else {
+                Path::new("/tmp").join(path)
+            };
+            let mut argv = vec![path.clone()];
+            argv.extend(args.iter().cloned());
+            CommandLine {
+                exe,
+                argv,
+                data_limit: None,
+            }
+        }
+    })
+}
+
+/// The whole environment of a sandboxed program. Nothing is inherited from the host: a
+/// stray variable costs time (NODE_EXTRA_CA_CERTS: ~35 ms per Node start) or leaks secrets.
+pub const CLEAN_ENV: &[&str] = &[
+    "PATH=/usr/local/bin:/usr/bin:/bin",
+    "HOME=/tmp",
+    "TMPDIR=/tmp",
+    "LANG=C.UTF-8",
+    "LC_ALL=C.UTF-8",
+    "PYTHONHASHSEED=0",
+    "PYTHONDONTWRITEBYTECODE=1",
+    "PYTHONIOENCODING=utf-8",
+];
