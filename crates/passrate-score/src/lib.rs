@@ -1,1 +1,33 @@
-//! passrate-score
+//! Scoring: pass rates with reproducible bootstrap intervals, subscores, pass@k, paired model
+//! comparisons with tie flags, and week-over-week drift tests. Pure functions, no IO.
+//!
+//! Choices that shape every number:
+//! - A task passes only when its reason is `Pass` (compliant and every test passed);
+//!   `no_answer` is a non-pass, also reported as coverage.
+//! - Infrastructure outcomes are never a model's failure. By default scoring refuses them
+//!   (`ScoreError::Infrastructure`); `InfraPolicy::Exclude` drops them and reports how many
+//!   samples and tasks were left unscored.
+//! - Intervals are 95% percentile bootstraps with 1,000 resamples of tasks. Each estimate
+//!   (model × overall/category/tier, or model pair) has its own `ChaCha8Rng`, seeded with
+//!   blake3 of the run seed and the estimate's name, and only its raw 32-bit output is used,
+//!   through our own unbiased bounded-integer mapping (`rng`), so a dependency upgrade cannot
+//!   move a stored interval.
+
+pub mod bootstrap;
+pub mod compare;
+pub mod drift;
+pub mod error;
+pub mod passk;
+pub mod rng;
+pub mod score;
+pub mod synthetic;
+pub mod tally;
+
+pub use bootstrap::{Bootstrap, Interval, Stratify};
+pub use compare::{Contender, LeaderboardRow, PairComparison};
+pub use drift::{DriftReport, drift, mcnemar_exact};
+pub use error::ScoreError;
+pub use passk::{mean_pass_at_k, pass_at_k};
+pub use rng::{ResampleRng, derive_seed};
+pub use score::{ModelScore, ScoreConfig, Scorer};
+pub use tally::{InfraPolicy, ModelOutcomes, TaskTally};

@@ -1,0 +1,207 @@
+//! One model's score for a run: pass rate with its interval, subscores, compliance, coverage,
+//! reason counts and pass@k.
+
+use std::collections::BTreeMap;
+
+use passrate_schema::{Category, Estimate, Reason, TaskOutcome, Tier};
+use serde::{Deserialize, Serialize};
+
+use crate::bootstrap::{Bootstrap, Interval, Resampler};
+use crate::error::ScoreError;
+use crate::passk::mean_pass_at_k;
+use crate::rng::ResampleRng;
+use crate::tally::{InfraPolicy, ModelOutcomes};
+
+/// Everything that decides the numbers; stored choices, not tuning knobs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ScoreConfig {
+    pub bootstrap: Bootstrap,
+    pub infrastructure: InfraPolicy,
+    /// k values for pass@k, reported when every task has at least k samples and some task
+    /// has more than one.
+    pub pass_at_k: Vec<u32>,
+    /// Two models closer than this (in score, 0.02 = 2 points) are flagged as tied.
+    pub tie_margin: f64,
+    /// Significance level of the drift test.
+    pub drift_alpha: f64,
+}
+
+impl Default for ScoreConfig {
+    fn default() -> Self {
+        ScoreConfig {
+            bootstrap: Bootstrap::default(),
+            infrastructure: InfraPolicy::Reject,
+            pass_at_k: vec![1, 10, 100],
+            tie_margin: 0.02,
+            drift_alpha: 0.05,
+        }
+    }
+}
+
+impl ScoreConfig {
+    pub fn validate(&self) -> Result<(), ScoreError> {
+        self.bootstrap.validate()?;
+        if !(0.0..=1.0).contains(&self.tie_margin) {
+            return Err(ScoreError::InvalidConfig(format!(
+                "tie margin must be within 0..=1, got {}",
+                self.tie_margin
+            )));
+        }
+        if !(self.drift_alpha > 0.0 && self.drift_alpha < 1.0) {
+            return Err(ScoreError::InvalidConfig(format!(
+                "drift alpha must be strictly between 0 and 1, got {}",
+                self.drift_alpha
+            )));
+        }
+        if self.pass_at_k.contains(&0) {
+            return Err(ScoreError::InvalidConfig("pass@k needs k ≥ 1".into()));
+        }
+        Ok(())
+    }
+}
+
+/// A model's score for one run. `Estimate`s count samples: with one sample per task,
+/// `passes / total` is passes / tasks; with n samples per task it is the mean pass@1 (and the
+/// bootstrap still resamples whole tasks).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ModelScore {
+    pub model: String,
+    pub overall: Estimate,
+    /// Categories with at least one scored task.
+    pub by_category: BTreeMap<Category, Estimate>,
+    /// Tiers with at least one scored task.
+    pub by_tier: BTreeMap<Tier, Estimate>,
+    /// Share of answered samples that were format-compliant (0 when nothing was answered).
+    pub compliance_rate: f64,
+    /// Share of scored tasks with at least one answer (`no_answer` is a non-pass counted here).
+    pub coverage: f64,
+    /// Count of every outcome per reason, infrastructure ones included.
+    pub reasons: BTreeMap<Reason, u32>,
+    /// pass@k (unbiased estimator, mean over tasks); empty for single-sample runs.
+    pub pass_at_k: BTreeMap<u32, f64>,
+    pub scored_tasks: u32,
+    /// Tasks with only infrastructure outcomes (under `InfraPolicy::Exclude`).
+    pub unscored_tasks: u32,
+    /// Infrastructure samples left out (under `InfraPolicy::Exclude`).
+    pub excluded_samples: u32,
+}
+
+/// Scores models with one configuration, reusing its resampling buffers across calls.
+#[derive(Debug)]
+pub struct Scorer {
+    pub(crate) config: ScoreConfig,
+    pub(crate) resampler: Resampler,
+}
+
+impl Scorer {
+    pub fn new(config: ScoreConfig) -> Result<Scorer, ScoreError> {
+        config.validate()?;
+        Ok(Scorer {
+            config,
+            resampler: Resampler::new(),
+        })
+    }
+
+    pub fn config(&self) -> &ScoreConfig {
+        &self.config
+    }
+
+    /// Groups raw outcomes (applying the infrastructure policy) and scores them.
+    pub fn score_outcomes(
+        &mut self,
+        run_seed: &str,
+        model: &str,
+        outcomes: &[TaskOutcome],
+    ) -> Result<(ModelOutcomes, ModelScore), ScoreError> {
+        let grouped = ModelOutcomes::from_outcomes(model, outcomes, self.config.infrastructure)?;
+        let score = self.score(run_seed, &grouped);
+        Ok((grouped, score))
+    }
+
+    /// Scores one model. Each estimate has its own generator, seeded from the run seed, the
+    /// model id and the estimate's name, so adding a subscore never shifts another's interval.
+    pub fn score(&mut self, run_seed: &str, outcomes: &ModelOutcomes) -> ModelScore {
+        let model = outcomes.model.as_str();
+        let overall = self.estimate(run_seed, outcomes, &[model, "overall"], |_, _| true);
+        let mut by_category = BTreeMap::new();
+        for category in Category::ALL {
+            if outcomes.tasks.iter().any(|t| t.category == category) {
+                let parts = [model, "category", category.as_str()];
+                let e = self.estimate(run_seed, outcomes, &parts, |c, _| c == category);
+                by_category.insert(category, e);
+            }
+        }
+        let mut by_tier = BTreeMap::new();
+        for (tier, label) in Tier::ALL.into_iter().zip(["1", "2", "3"]) {
+            if outcomes.tasks.iter().any(|t| t.tier == tier) {
+                let parts = [model, "tier", label];
+                let e = self.estimate(run_seed, outcomes, &parts, |_, t| t == tier);
+                by_tier.insert(tier, e);
+            }
+        }
+
+        let answered: u64 = outcomes.tasks.iter().map(|t| u64::from(t.answered)).sum();
+        let compliant: u64 = outcomes.tasks.iter().map(|t| u64::from(t.compliant)).sum();
+        let covered = outcomes.tasks.iter().filter(|t| t.answered > 0).count();
+        let scored = outcomes.tasks.len();
+
+        let mut pass_at_k = BTreeMap::new();
+        if outcomes.max_samples() > 1 {
+            for &k in &self.config.pass_at_k {
+                let per_task = outcomes.tasks.iter().map(|t| (t.samples, t.passes));
+                if let Some(value) = mean_pass_at_k(per_task, k) {
+                    pass_at_k.insert(k, value);
+                }
+            }
+        }
+
+        ModelScore {
+            model: model.to_owned(),
+            overall,
+            by_category,
+            by_tier,
+            compliance_rate: share(compliant, answered),
+            coverage: share(covered as u64, scored as u64),
+            reasons: outcomes.reasons.clone(),
+            pass_at_k,
+            scored_tasks: scored as u32,
+            unscored_tasks: outcomes.unscored_tasks.len() as u32,
+            excluded_samples: outcomes.excluded_samples,
+        }
+    }
+
+    fn estimate(
+        &mut self,
+        run_seed: &str,
+        outcomes: &ModelOutcomes,
+        parts: &[&str],
+        keep: impl Fn(Category, Tier) -> bool,
+    ) -> Estimate {
+        let stratify = self.config.bootstrap.stratify;
+        let (mut passes, mut total) = (0u32, 0u32);
+        self.resampler.clear();
+        for t in outcomes.tasks.iter().filter(|t| keep(t.category, t.tier)) {
+            passes += t.passes;
+            total += t.samples;
+            self.resampler
+                .push(stratify, t.category, t.tier, (t.passes, t.samples), (0, 1));
+        }
+        let mut rng = ResampleRng::for_estimate(run_seed, parts);
+        let Interval { point, low, high } = self.resampler.single(&mut rng, &self.config.bootstrap);
+        Estimate {
+            passes,
+            total,
+            score: point,
+            ci_low: low,
+            ci_high: high,
+        }
+    }
+}
+
+fn share(part: u64, whole: u64) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        part as f64 / whole as f64
+    }
+}
