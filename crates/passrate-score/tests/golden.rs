@@ -116,3 +116,52 @@ const GOLDEN_MULTI_PLAIN: (u32, u32, f64, f64) = (21, 40, 0.35714285714285715, 0
 const GOLDEN_MULTI_TIER: (u32, u32, f64, f64) = (21, 40, 0.37777777777777777, 0.6944444444444444);
 /// Mean of c/n over the 16 tasks = 115/192, computed by hand from `multi_sample`.
 const GOLDEN_MULTI_PASS_AT_1: f64 = 115.0 / 192.0;
+
+/// 60 tasks with 1–9 samples: the resample statistic is close to continuous, so adjacent
+/// order statistics rarely coincide and an off-by-one in the percentile rule changes a bound.
+#[test]
+fn fine_grained_golden_at_several_levels() {
+    let mut outcomes = Vec::new();
+    for i in 0..60 {
+        let samples = 1 + (i * 5) % 9;
+        let passes = (i * 13 + 7) % (samples + 1);
+        for s in 0..samples {
+            let mut o = task(
+                i,
+                60,
+                if s < passes {
+                    Reason::Pass
+                } else {
+                    Reason::WrongAnswer
+                },
+            );
+            o.sample_index = s as u32;
+            outcomes.push(o);
+        }
+    }
+    let found: Vec<(f64, f64)> = [0.95, 0.9, 0.8, 0.5]
+        .into_iter()
+        .map(|confidence| {
+            let config = ScoreConfig {
+                bootstrap: Bootstrap {
+                    confidence,
+                    ..Bootstrap::default()
+                },
+                ..ScoreConfig::default()
+            };
+            let mut scorer = Scorer::new(config).unwrap();
+            let (_, s) = scorer
+                .score_outcomes("golden-seed", "model-f", &outcomes)
+                .unwrap();
+            (s.overall.ci_low, s.overall.ci_high)
+        })
+        .collect();
+    assert_eq!(found, GOLDEN_FINE);
+}
+
+const GOLDEN_FINE: [(f64, f64); 4] = [
+    (0.2786885245901639, 0.4937888198757764),
+    (0.2974683544303797, 0.47333333333333333),
+    (0.3148148148148148, 0.45110410094637227),
+    (0.34814814814814815, 0.4176470588235294),
+];
