@@ -53,7 +53,8 @@ pub struct Layout {
     pub kill: Base,
 }
 
-const BASE_NAME: &str = "passrate";
+/// Default name of the directory holding passrate's leaves in each hierarchy.
+pub const DEFAULT_GROUP: &str = "passrate";
 
 struct Mounts {
     v2: Option<PathBuf>,
@@ -115,6 +116,7 @@ impl Layout {
     pub fn detect(
         preference: CgroupPreference,
         v2_root_override: Option<&Path>,
+        group: &str,
     ) -> Result<Layout, SandboxError> {
         let mounts = read_mounts().map_err(|e| {
             unavailable(format!("cannot read /proc/self/mounts: {e}"), "mount /proc")
@@ -128,7 +130,7 @@ impl Layout {
         let mut v2_base = None;
         let (mut v2_memory, mut v2_pids) = (false, false);
         if let Some(root) = &v2_root {
-            let base = root.join(BASE_NAME);
+            let base = root.join(group);
             ensure_dir(&base)?;
             let available = controllers(&root.join("cgroup.controllers"));
             let wanted: Vec<&str> = ["memory", "pids", "cpu"]
@@ -159,7 +161,7 @@ impl Layout {
                 .v1
                 .iter()
                 .find(|(_, opts)| opts.iter().any(|o| o == controller))
-                .map(|(mountpoint, _)| mountpoint.join(BASE_NAME))
+                .map(|(mountpoint, _)| mountpoint.join(group))
         };
 
         let pick = |role: &str, v2_ok: bool, v1_controller: &str| -> Result<Base, SandboxError> {

@@ -34,6 +34,9 @@ pub struct SandboxConfig {
     pub uid_base: u32,
     /// Extra host paths bound read-only into every jail (e.g. a node_modules directory).
     pub ro_binds: Vec<PathBuf>,
+    /// Name of the cgroup directory holding this sandbox's leaves in every hierarchy; two
+    /// independent sandboxes on one host use different names.
+    pub cgroup_group: String,
 }
 
 impl Default for SandboxConfig {
@@ -45,6 +48,7 @@ impl Default for SandboxConfig {
             cgroup_v2_root: std::env::var_os("PASSRATE_CGROUP_ROOT").map(PathBuf::from),
             uid_base: 200_000,
             ro_binds: Vec::new(),
+            cgroup_group: crate::cgroup::DEFAULT_GROUP.to_owned(),
         }
     }
 }
@@ -193,7 +197,11 @@ impl Sandbox {
     /// when this host cannot sandbox; there is no unsandboxed fallback.
     pub fn new(config: SandboxConfig) -> Result<Sandbox, SandboxError> {
         check_user_namespaces()?;
-        let layout = Layout::detect(config.cgroups, config.cgroup_v2_root.as_deref())?;
+        let layout = Layout::detect(
+            config.cgroups,
+            config.cgroup_v2_root.as_deref(),
+            &config.cgroup_group,
+        )?;
         layout.clean_leftovers();
         let runtimes = Runtimes::resolve();
         let launcher = locate_launcher(&config.launcher)?;

@@ -191,6 +191,15 @@ fn run_in_cgroup(req: &JailRequest, cg: &ExecCgroup) -> JailResponse {
     result
 }
 
+fn rearm_parent_death(expected_parent: libc::pid_t) {
+    unsafe {
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+        if libc::getppid() != expected_parent {
+            libc::_exit(1);
+        }
+    }
+}
+
 /// The first child: creates the namespaces, waits for its uid/gid maps, forks init, waits.
 fn namespace_holder(
     req: &JailRequest,
@@ -200,7 +209,8 @@ fn namespace_holder(
     env: &[CString],
     filter: &[libc::sock_filter],
 ) -> ! {
-    unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) };
+    let jail_pid = unsafe { libc::getppid() };
+    rearm_parent_death(jail_pid);
     // Keep none of the supervisor's ends (else the candidate never sees EOF on its input)
     // nor the jail's own stdio (the host protocol).
     for fd in [
@@ -253,6 +263,9 @@ fn namespace_holder(
         );
         unsafe { libc::_exit(1) };
     }
+    // unshare(CLONE_NEWUSER) and setresuid each cleared the parent-death signal: arm it
+    // again, then make sure the jail did not die in between.
+    rearm_parent_death(jail_pid);
     let init = unsafe { libc::fork() };
     if init < 0 {
         send_error(
@@ -418,6 +431,8 @@ fn exec_step(
         {
             die(b"passrate-jail: failed to drop to the sandbox user\n");
         }
+        // Dropping to the sandbox user cleared the parent-death signal set above.
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
         if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
             die(b"passrate-jail: no_new_privs failed\n");
         }

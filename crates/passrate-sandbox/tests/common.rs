@@ -1,0 +1,184 @@
+//! Shared helpers for the sandbox's integration tests: a sandbox per test with its own uid
+//! range, and host-side checks that nothing of a jail survives.
+
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use passrate_sandbox::{
+    CgroupPreference, ExecOutcome, ExecRequest, InputFile, Launcher, Program, Sandbox,
+    SandboxConfig,
+};
+
+static NEXT: AtomicU32 = AtomicU32::new(0);
+
+pub struct Jail {
+    pub sandbox: Sandbox,
+    pub uid_base: u32,
+    pub group: String,
+}
+
+impl Drop for Jail {
+    fn drop(&mut self) {
+        for base in cgroup_bases(&self.group) {
+            let _ = std::fs::remove_dir(base);
+        }
+    }
+}
+
+fn cgroup_bases(group: &str) -> Vec<String> {
+    ["memory", "pids", "unified", "cpuacct", "freezer"]
+        .iter()
+        .map(|h| format!("/sys/fs/cgroup/{h}/{group}"))
+        .collect()
+}
+
+/// Distinct per test process and per sandbox, so concurrent tests never share a uid and a
+/// survivor can be attributed to its test.
+fn unique_uid_base() -> u32 {
+    let n = NEXT.fetch_add(1, Ordering::SeqCst) % 8;
+    100_000_000 + ((std::process::id() % 100_000) * 8 + n) * 2_000
+}
+
+pub fn jail_with(prefs: CgroupPreference, slots: usize) -> Jail {
+    let uid_base = unique_uid_base();
+    jail_in_group(prefs, slots, uid_base, format!("passrate-test-{uid_base}"))
+}
+
+pub fn jail_in_group(prefs: CgroupPreference, slots: usize, uid_base: u32, group: String) -> Jail {
+    let config = SandboxConfig {
+        launcher: Launcher::Program(PathBuf::from(env!("CARGO_BIN_EXE_passrate-jail")), vec![]),
+        slots,
+        cgroups: prefs,
+        uid_base,
+        cgroup_group: group.clone(),
+        ..SandboxConfig::default()
+    };
+    let sandbox = Sandbox::new(config).expect("this machine must be able to sandbox");
+    Jail {
+        sandbox,
+        uid_base,
+        group,
+    }
+}
+
+pub fn jail() -> Jail {
+    jail_with(CgroupPreference::Auto, 2)
+}
+
+impl Jail {
+    pub fn run(&self, req: &ExecRequest) -> ExecOutcome {
+        let out = self
+            .sandbox
+            .execute(req)
+            .expect("the sandbox itself must not fail");
+        self.assert_nothing_survives();
+        out
+    }
+
+    pub fn python(&self, code: &str) -> ExecOutcome {
+        self.run(&python_request(code))
+    }
+
+    pub fn node(&self, code: &str) -> ExecOutcome {
+        let mut req = ExecRequest::single(Program::Node {
+            script: "main.js".into(),
+            args: vec![],
+        });
+        req.files.push(InputFile {
+            path: "main.js".into(),
+            contents: code.as_bytes().to_vec(),
+            executable: false,
+        });
+        self.run(&req)
+    }
+
+    pub fn java(&self, class: &str, code: &str) -> ExecOutcome {
+        let file = format!("{class}.java");
+        let mut req = ExecRequest::single(Program::Javac {
+            sources: vec![file.clone()],
+        });
+        req.steps.push(Program::Java {
+            main_class: class.into(),
+            args: vec![],
+        });
+        req.files.push(InputFile {
+            path: file,
+            contents: code.as_bytes().to_vec(),
+            executable: false,
+        });
+        self.run(&req)
+    }
+
+    pub fn sh(&self, script: &str) -> ExecOutcome {
+        self.run(&ExecRequest::single(Program::Exec {
+            path: "/bin/sh".into(),
+            args: vec!["-c".into(), script.into()],
+        }))
+    }
+
+    /// No host process runs as the jail's uids, and no execution cgroup is left behind.
+    pub fn assert_nothing_survives(&self) {
+        let uids = [self.uid_base, self.uid_base + 1000];
+        let survivors = processes_with_uids(&uids);
+        assert!(
+            survivors.is_empty(),
+            "processes survived the jail: {survivors:?}"
+        );
+        for base in cgroup_bases(&self.group) {
+            let Ok(entries) = std::fs::read_dir(&base) else {
+                continue;
+            };
+            for e in entries.flatten() {
+                let name = e.file_name().to_string_lossy().into_owned();
+                if e.path().is_dir() {
+                    panic!("cgroup {base}/{name} outlived its jail");
+                }
+            }
+        }
+    }
+}
+
+pub fn python_request(code: &str) -> ExecRequest {
+    let mut req = ExecRequest::single(Program::Python {
+        script: "main.py".into(),
+        args: vec![],
+    });
+    req.files.push(InputFile {
+        path: "main.py".into(),
+        contents: code.as_bytes().to_vec(),
+        executable: false,
+    });
+    req
+}
+
+pub fn processes_with_uids(uids: &[u32]) -> Vec<String> {
+    let mut found = Vec::new();
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return found;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if !name.bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        let Ok(status) = std::fs::read_to_string(format!("/proc/{name}/status")) else {
+            continue;
+        };
+        let uid_line = status.lines().find(|l| l.starts_with("Uid:")).unwrap_or("");
+        let real: Option<u32> = uid_line
+            .split_whitespace()
+            .nth(1)
+            .and_then(|u| u.parse().ok());
+        if real.is_some_and(|u| uids.contains(&u)) {
+            let comm = status.lines().next().unwrap_or("").to_owned();
+            found.push(format!("{name} {comm}"));
+        }
+    }
+    found
+}
+
+pub fn stdout(out: &ExecOutcome) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}

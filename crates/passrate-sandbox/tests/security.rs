@@ -1,0 +1,520 @@
+//! The sandbox security corpus (DESIGN.md section 7): real programs, run through the real
+//! sandbox, each asserting the status, that nothing survives, that the host is unchanged and
+//! that the next execution is clean.
+
+mod common;
+
+use common::{jail, jail_with, stdout};
+use passrate_sandbox::{
+    CgroupPreference, ExecRequest, ExecStatus, InputFile, Program, SandboxError,
+};
+
+#[test]
+fn identity_environment_and_filesystem_are_the_jails() {
+    let j = jail();
+    let out = j.python(
+        "import os, socket\n\
+         print(os.getuid(), os.getgid(), os.getcwd(), socket.gethostname())\n\
+         print(sorted(os.environ))\n\
+         print(sorted(os.listdir('/')))\n\
+         print(open('/proc/self/cgroup').read().strip().splitlines()[-1])\n",
+    );
+    assert_eq!(out.status, ExecStatus::Ok, "{out:?}");
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "1000 1000 /tmp sandbox");
+    assert!(
+        !text.contains("NODE_EXTRA_CA_CERTS") && !text.contains("CARGO"),
+        "host environment leaked: {text}"
+    );
+    assert_eq!(
+        lines[2],
+        "['bin', 'dev', 'etc', 'lib', 'lib64', 'proc', 'sbin', 'tmp', 'usr']"
+    );
+    assert_eq!(
+        lines[3], "0::/",
+        "cgroup namespace must be rooted at the execution's leaf"
+    );
+}
+
+#[test]
+fn only_the_standard_and_protocol_descriptors_are_open() {
+    let j = jail();
+    let out = j.sh("ls /proc/self/fd | sort -n | tr '\\n' ' '");
+    // 0-4 plus the descriptor ls uses to read the directory.
+    assert_eq!(
+        stdout(&out).split_whitespace().take(5).collect::<Vec<_>>(),
+        ["0", "1", "2", "3", "4"]
+    );
+    assert!(
+        stdout(&out).split_whitespace().count() <= 6,
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn fork_bomb_is_contained() {
+    let j = jail();
+    let out = j.python(
+        "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass\n",
+    );
+    assert!(
+        matches!(out.status, ExecStatus::Timeout | ExecStatus::MemoryLimit),
+        "{out:?}"
+    );
+}
+
+#[test]
+fn thread_bomb_is_contained() {
+    let j = jail();
+    let out = j.python(
+        "import threading, time\nn = 0\ntry:\n    while True:\n        threading.Thread(target=time.sleep, args=(60,), daemon=True).start(); n += 1\nexcept RuntimeError:\n    print('stopped at', n)\n",
+    );
+    assert_eq!(out.status, ExecStatus::Ok, "{out:?}");
+    let n: u32 = stdout(&out)
+        .trim()
+        .rsplit(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(n < 64, "pids limit not enforced: {n} threads");
+}
+
+#[test]
+fn heap_limit_stops_python_allocations() {
+    let j = jail();
+    let out = j.python("x = bytearray(200 * 1024 * 1024)\nprint(len(x))\n");
+    assert_eq!(out.status, ExecStatus::MemoryLimit, "{out:?}");
+}
+
+#[test]
+fn shared_memory_bomb_hits_the_cgroup_limit() {
+    let j = jail();
+    // MAP_SHARED memory escapes RLIMIT_DATA; only the cgroup stops it.
+    let out = j.python("import mmap\nm = mmap.mmap(-1, 400 << 20)\nfor i in range(0, 400 << 20, 4096):\n    m[i] = 1\nprint('survived')\n");
+    assert_eq!(out.status, ExecStatus::MemoryLimit, "{out:?}");
+    assert!(!stdout(&out).contains("survived"));
+}
+
+#[test]
+fn tmpfs_files_are_capped() {
+    let j = jail();
+    let out = j.python(
+        "import os\nfor d in ('/tmp', '/dev/shm'):\n    try:\n        with open(d + '/big', 'wb') as f:\n            for _ in range(64):\n                f.write(b'x' * (1 << 20))\n        print(d, 'unbounded')\n    except OSError as e:\n        print(d, 'stopped', e.errno)\n",
+    );
+    assert!(!stdout(&out).contains("unbounded"), "{out:?}");
+}
+
+#[test]
+fn sparse_terabyte_file_and_many_files_are_refused() {
+    let j = jail();
+    let out = j.python(
+        "import os, errno\ntry:\n    f = open('/tmp/sparse', 'wb'); f.seek(1 << 40); f.write(b'x'); f.close(); print('sparse ok')\nexcept OSError as e:\n    print('sparse refused', e.errno)\nn = 0\ntry:\n    for n in range(100000):\n        open('/tmp/f%d' % n, 'w').close()\n    print('files unbounded')\nexcept OSError as e:\n    print('files stopped', n)\n",
+    );
+    let text = stdout(&out);
+    assert!(text.contains("sparse refused"), "{out:?}");
+    assert!(text.contains("files stopped"), "{out:?}");
+}
+
+#[test]
+fn output_flood_is_cut_at_the_cap() {
+    let j = jail();
+    let out = j.python("import sys\nwhile True:\n    sys.stdout.write('y' * 65536)\n");
+    assert_eq!(out.status, ExecStatus::OutputLimit);
+    assert!(out.truncated);
+    assert_eq!(
+        out.stdout.len() as u64,
+        ExecRequest::single(Program::Exec {
+            path: "x".into(),
+            args: vec![]
+        })
+        .limits
+        .output_bytes
+    );
+}
+
+#[test]
+fn invalid_utf8_output_is_kept_as_bytes() {
+    let j = jail();
+    let out = j.python("import sys\nsys.stdout.buffer.write(b'\\xff\\xfe ok \\x80')\nsys.stderr.buffer.write(b'\\xc3')\n");
+    assert_eq!(out.status, ExecStatus::Ok);
+    assert_eq!(out.stdout, b"\xff\xfe ok \x80");
+    assert_eq!(out.stderr, b"\xc3");
+}
+
+#[test]
+fn cpu_spin_times_out_on_cpu_time() {
+    let j = jail();
+    let mut req = common::python_request("while True:\n    pass\n");
+    req.limits.cpu_ms = 300;
+    req.limits.wall_ms = 10_000;
+    let out = j.run(&req);
+    assert_eq!(out.status, ExecStatus::Timeout);
+    assert!(out.cpu_us >= 300_000, "{out:?}");
+    assert!(out.cpu_us < 1_000_000, "killed late: {out:?}");
+}
+
+#[test]
+fn sleeping_times_out_on_wall_clock() {
+    let j = jail();
+    let mut req = common::python_request("import time\ntime.sleep(30)\n");
+    req.limits.wall_ms = 300;
+    let out = j.run(&req);
+    assert_eq!(out.status, ExecStatus::Timeout);
+    assert!(out.wall_us < 5_000_000);
+}
+
+#[test]
+fn ignoring_sigterm_does_not_help() {
+    let j = jail();
+    let mut req = common::python_request(
+        "import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    time.sleep(0.01)\n",
+    );
+    req.limits.wall_ms = 300;
+    assert_eq!(j.run(&req).status, ExecStatus::Timeout);
+}
+
+#[test]
+fn double_forked_setsid_daemons_die_with_the_jail() {
+    let j = jail();
+    let out = j.python(
+        "import os, time\nif os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n        time.sleep(60)\n    os._exit(0)\nprint('parent done')\n",
+    );
+    assert_eq!(out.status, ExecStatus::Ok);
+    // assert_nothing_survives ran inside run(): the sleeping grandchild is gone.
+}
+
+#[test]
+fn daemons_die_under_cgroup_v1_kill_too() {
+    let j = jail_with(CgroupPreference::V1, 2);
+    let mut req = common::python_request(
+        "import os, time\nfor _ in range(3):\n    if os.fork() == 0:\n        os.setsid(); time.sleep(60)\nwhile True:\n    pass\n",
+    );
+    req.limits.cpu_ms = 200;
+    let out = j.run(&req);
+    assert_eq!(out.status, ExecStatus::Timeout);
+    assert!(out.cpu_us >= 200_000, "v1 cpuacct must measure: {out:?}");
+}
+
+#[test]
+fn pure_cgroup_v2_without_controllers_is_refused_with_a_hint() {
+    // This host's v2 tree has no memory or pids controller: a v2-only sandbox cannot limit
+    // memory and must say so rather than run without the limit.
+    let has_v2_memory = std::fs::read_to_string("/sys/fs/cgroup/unified/cgroup.controllers")
+        .is_ok_and(|c| c.contains("memory"));
+    if has_v2_memory || !std::path::Path::new("/sys/fs/cgroup/unified").exists() {
+        return;
+    }
+    let config = passrate_sandbox::SandboxConfig {
+        cgroups: CgroupPreference::V2,
+        ..Default::default()
+    };
+    match passrate_sandbox::Sandbox::new(config) {
+        Err(SandboxError::Unavailable { what, hint }) => {
+            assert!(what.contains("memory"), "{what}");
+            assert!(hint.contains("subtree_control"), "{hint}");
+        }
+        other => panic!("expected Unavailable, got {other:?}"),
+    }
+}
+
+#[test]
+fn network_is_unreachable_from_the_jail() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let j = jail();
+    let code = format!(
+        "import socket\nfor host, port, fam in [('1.1.1.1', 53, socket.AF_INET), ('10.0.0.1', 80, socket.AF_INET), ('192.168.1.1', 80, socket.AF_INET), ('169.254.169.254', 80, socket.AF_INET), ('127.0.0.1', {port}, socket.AF_INET), ('::1', {port}, socket.AF_INET6), ('2606:4700::1111', 53, socket.AF_INET6)]:\n    s = socket.socket(fam, socket.SOCK_STREAM); s.settimeout(1)\n    try:\n        s.connect((host, port)); print('CONNECTED', host)\n    except OSError as e:\n        print('blocked', host, e.errno)\ntry:\n    socket.getaddrinfo('example.com', 80); print('RESOLVED')\nexcept OSError:\n    print('dns blocked')\nfor fam, kind in [(socket.AF_PACKET, socket.SOCK_RAW), (socket.AF_INET, socket.SOCK_RAW), (40, socket.SOCK_STREAM)]:\n    try:\n        socket.socket(fam, kind); print('RAW OPENED', fam)\n    except OSError as e:\n        print('raw blocked', fam)\n"
+    );
+    let out = j.python(&code);
+    let text = stdout(&out);
+    assert!(
+        !text.contains("CONNECTED") && !text.contains("RESOLVED") && !text.contains("RAW OPENED"),
+        "{text}"
+    );
+    assert_eq!(
+        text.matches("blocked").count(),
+        11,
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    drop(listener);
+}
+
+#[test]
+fn host_abstract_unix_sockets_are_invisible() {
+    use std::os::linux::net::SocketAddrExt;
+    let name = format!("passrate-test-{}", std::process::id());
+    let addr = std::os::unix::net::SocketAddr::from_abstract_name(name.as_bytes()).unwrap();
+    let _listener = std::os::unix::net::UnixListener::bind_addr(&addr).unwrap();
+    let j = jail();
+    let out = j.python(&format!(
+        "import socket\ns = socket.socket(socket.AF_UNIX)\ntry:\n    s.connect('\\0{name}'); print('CONNECTED')\nexcept OSError as e:\n    print('blocked', e.errno)\n"
+    ));
+    assert!(stdout(&out).starts_with("blocked"), "{out:?}");
+}
+
+#[test]
+fn proc_shows_nothing_of_the_host_or_of_init() {
+    let j = jail();
+    let out = j.python(
+        "import os\npids = [p for p in os.listdir('/proc') if p.isdigit()]\nprint('pids', len(pids))\nfor f in ('/proc/1/environ', '/proc/1/cmdline', '/proc/1/root'):\n    try:\n        open(f).read(); print('READ', f)\n    except OSError as e:\n        print('denied', f)\nmounts = open('/proc/self/mountinfo').read()\nprint('work' in mounts, 'cargo' in mounts)\n",
+    );
+    let text = stdout(&out);
+    assert!(!text.contains("READ"), "{text}");
+    let pids: usize = text
+        .lines()
+        .next()
+        .unwrap()
+        .split(' ')
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(
+        pids <= 2,
+        "more than the candidate's own processes visible: {text}"
+    );
+    assert!(text.contains("False False"), "host mounts visible: {text}");
+}
+
+#[test]
+fn ptrace_and_process_vm_are_denied() {
+    let j = jail();
+    let out = j.python(
+        "import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\nfor name, nr, args in [('ptrace', 101, (16, os.getppid(), 0, 0)), ('process_vm_readv', 310, (os.getppid(), 0, 0, 0, 0, 0)), ('kill_init', 62, (1, 9))]:\n    r = libc.syscall(nr, *args)\n    print(name, r, ctypes.get_errno())\n",
+    );
+    let text = stdout(&out);
+    assert!(text.contains("ptrace -1 1"), "{text}");
+    assert!(text.contains("process_vm_readv -1 1"), "{text}");
+    // Signalling init from inside its namespace is silently ignored (or denied).
+    assert!(text.contains("kill_init"), "{text}");
+}
+
+#[test]
+fn kill_minus_one_only_reaches_the_jail() {
+    let j = jail();
+    let out = j.python("import os, signal\nos.kill(-1, signal.SIGKILL)\n");
+    assert!(
+        matches!(out.status, ExecStatus::RuntimeError | ExecStatus::Ok),
+        "{out:?}"
+    );
+    // This test process is alive to assert; the next execution works.
+    assert_eq!(j.python("print(1)").status, ExecStatus::Ok);
+}
+
+#[test]
+fn read_only_paths_cannot_be_written_or_chmodded() {
+    let j = jail();
+    let out = j.python(
+        "import os\nfor p in ('/usr/bin/passrate-owned', '/etc/passwd', '/newfile', '/proc/sys/kernel/hostname'):\n    try:\n        open(p, 'w').write('x'); print('WROTE', p)\n    except OSError as e:\n        print('denied', p, e.errno)\nfor p in ('/usr/bin/python3', '/etc/passwd', '/tmp'):\n    try:\n        os.chmod(p, 0o777); print('chmod', p)\n    except OSError:\n        print('denied chmod', p)\n",
+    );
+    let text = stdout(&out);
+    assert!(!text.contains("WROTE"), "{text}");
+    assert!(
+        text.contains("denied chmod /usr/bin/python3") && text.contains("denied chmod /etc/passwd"),
+        "{text}"
+    );
+}
+
+#[test]
+fn dangerous_syscalls_are_denied() {
+    let j = jail();
+    // (name, x86-64 number, args): each must fail with EPERM (ENOSYS for clone3).
+    let out = j.python(
+        "import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\ncalls = [('unshare', 272, (0x10000000,)), ('mount', 165, (0, 0, 0, 0, 0)), ('keyctl', 250, (0, 0, 0, 0, 0)), ('bpf', 321, (0, 0, 0)), ('perf_event_open', 298, (0, 0, -1, -1, 0)), ('userfaultfd', 323, (0,)), ('io_uring_setup', 425, (1, 0)), ('setns', 308, (0, 0)), ('pivot_root', 155, (0, 0)), ('kexec_load', 246, (0, 0, 0, 0)), ('init_module', 175, (0, 0, 0)), ('clone3', 435, (0, 0)), ('clone_newuser', 56, (0x10000000 | 17, 0, 0, 0, 0))]\nfor name, nr, args in calls:\n    r = libc.syscall(nr, *args)\n    print(name, r, ctypes.get_errno())\n",
+    );
+    let text = stdout(&out);
+    for line in text.lines() {
+        let parts: Vec<&str> = line.split(' ').collect();
+        let expected = if parts[0] == "clone3" { "38" } else { "1" };
+        assert_eq!((parts[1], parts[2]), ("-1", expected), "{line}");
+    }
+    assert_eq!(text.lines().count(), 13, "{text}");
+}
+
+#[test]
+fn x32_system_calls_kill_the_process() {
+    let j = jail();
+    let out = j.python("import ctypes\nlibc = ctypes.CDLL(None)\nlibc.syscall(0x40000000 | 39)\nprint('survived')\n");
+    assert_eq!(out.signal, Some(libc::SIGSYS), "{out:?}");
+    assert!(!stdout(&out).contains("survived"));
+}
+
+#[test]
+fn tiocsti_is_denied() {
+    let j = jail();
+    let out = j.python("import fcntl, termios, ctypes\ntry:\n    fcntl.ioctl(0, termios.TIOCSTI, b'x'); print('INJECTED')\nexcept OSError as e:\n    print('denied', e.errno)\n");
+    assert_eq!(stdout(&out).trim(), "denied 1");
+}
+
+#[test]
+fn setuid_binaries_grant_nothing() {
+    let j = jail();
+    let out = j.sh("ls -l /usr/bin/su >/dev/null 2>&1 && (/usr/bin/su -c 'id -u' root </dev/null; echo su=$?); id -u");
+    assert!(!stdout(&out).lines().any(|l| l.trim() == "0"), "{out:?}");
+}
+
+#[test]
+fn no_state_carries_between_executions() {
+    let j = jail();
+    let first = j.python(
+        "import os\nopen('/tmp/marker', 'w').write('x')\nopen('/dev/shm/marker', 'w').write('x')\nos.mkfifo('/tmp/fifo')\nos.symlink('/etc/passwd', '/tmp/link')\nprint('planted')\n",
+    );
+    assert_eq!(stdout(&first).trim(), "planted", "{first:?}");
+    let second = j.python("import os\nprint(sorted(os.listdir('/tmp')), os.listdir('/dev/shm'))\n");
+    assert_eq!(stdout(&second).trim(), "['main.py'] []");
+    // Nothing is left for the host to collect either.
+    let root = std::path::Path::new("/tmp/.passrate-jail-root");
+    assert!(
+        std::fs::read_dir(root)
+            .map(|mut d| d.next().is_none())
+            .unwrap_or(true)
+    );
+}
+
+#[test]
+fn sysv_ipc_is_private_to_each_jail() {
+    let j = jail();
+    let code = "import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\nprint(libc.shmget(0x5a5a, 4096, 0o1666))\n";
+    let a = j.python(code);
+    let b = j.python("import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\nprint(libc.shmget(0x5a5a, 4096, 0o666))\n");
+    assert!(stdout(&a).trim().parse::<i64>().unwrap() >= 0);
+    assert_eq!(
+        stdout(&b).trim(),
+        "-1",
+        "segment of the previous execution is visible"
+    );
+}
+
+#[test]
+fn input_paths_cannot_escape_the_work_dir() {
+    let j = jail();
+    let mut req = common::python_request("print(1)");
+    req.files.push(InputFile {
+        path: "../etc/evil".into(),
+        contents: vec![],
+        executable: false,
+    });
+    assert!(matches!(
+        j.sandbox.execute(&req),
+        Err(SandboxError::InvalidRequest(_))
+    ));
+}
+
+#[test]
+fn nodejs_attacks_are_contained() {
+    let j = jail();
+    let out = j.node("const cp = require('child_process');\nfor (let i = 0; i < 200; i++) { try { cp.spawn('/bin/sleep', ['60'], {detached: true}); } catch (e) {} }\nconst bufs = []; try { for (;;) bufs.push(Buffer.alloc(64 << 20, 1)); } catch (e) { console.log('alloc stopped'); }\n");
+    assert!(
+        matches!(
+            out.status,
+            ExecStatus::MemoryLimit | ExecStatus::Ok | ExecStatus::RuntimeError
+        ),
+        "{out:?}"
+    );
+    let net = j.node(
+        "require('net').connect(80, '1.1.1.1').on('error', e => console.log('blocked', e.code));\n",
+    );
+    assert!(stdout(&net).starts_with("blocked"), "{net:?}");
+}
+
+#[test]
+fn java_attacks_are_contained() {
+    let j = jail();
+    let out = j.java(
+        "Bomb",
+        "public class Bomb { public static void main(String[] a) throws Exception { int n = 0; try { while (true) { Thread t = new Thread(() -> { try { Thread.sleep(60000); } catch (Exception e) {} }); t.setDaemon(true); t.start(); n++; } } catch (Throwable e) { System.out.println(\"stopped \" + n); } try { new java.io.FileWriter(\"/usr/evil\").write(1); System.out.println(\"WROTE\"); } catch (Exception e) { System.out.println(\"denied\"); } } }",
+    );
+    let text = stdout(&out);
+    assert!(!text.contains("WROTE"), "{out:?}");
+    let exit = j.java(
+        "Exit",
+        "public class Exit { public static void main(String[] a) { System.exit(1 - 1); } }",
+    );
+    assert_eq!(exit.status, ExecStatus::Ok);
+    assert_eq!(exit.step, 1);
+}
+
+#[test]
+fn java_compile_errors_stop_before_running() {
+    let j = jail();
+    let out = j.java("Broken", "public class Broken { void f() { return 1; } }");
+    assert_eq!(out.status, ExecStatus::RuntimeError);
+    assert_eq!(out.step, 0, "the javac step must be the one that failed");
+}
+
+#[test]
+fn supervisor_killed_mid_run_leaves_nothing() {
+    // A jail whose host side disappears must kill everything in it.
+    let j = jail();
+    let base = j.uid_base;
+    let sandbox = j.sandbox.clone();
+    let handle = std::thread::spawn(move || {
+        let mut req = common::python_request(
+            "import os, time\nif os.fork() == 0:\n    os.setsid()\ntime.sleep(60)\n",
+        );
+        req.limits.wall_ms = 60_000;
+        sandbox.execute(&req)
+    });
+    // Wait until the candidate runs, then kill its jail process (the supervisor of the run).
+    let mut jail_pid = None;
+    for _ in 0..500 {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        if !common::processes_with_uids(&[base + 1000]).is_empty() {
+            jail_pid = find_jail_pid();
+            if jail_pid.is_some() {
+                break;
+            }
+        }
+    }
+    let jail_pid = jail_pid.expect("the jail process must be running");
+    unsafe { libc::kill(jail_pid, libc::SIGKILL) };
+    let result = handle.join().unwrap();
+    assert!(
+        result.is_err(),
+        "a killed jail is an infrastructure error, not a verdict"
+    );
+    for _ in 0..200 {
+        if common::processes_with_uids(&[base, base + 1000]).is_empty() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let survivors = common::processes_with_uids(&[base, base + 1000]);
+    assert!(survivors.is_empty(), "{survivors:?}");
+    // The dead jail could not remove its cgroups; the next sandbox start on the same group
+    // does, and then nothing is left.
+    let group = j.group.clone();
+    let leftovers = |g: &str| {
+        std::fs::read_dir(format!("/sys/fs/cgroup/memory/{g}"))
+            .map(|d| d.flatten().filter(|e| e.path().is_dir()).count())
+            .unwrap_or(0)
+    };
+    assert_eq!(
+        leftovers(&group),
+        1,
+        "the killed jail's cgroup should still be there"
+    );
+    let again = common::jail_in_group(CgroupPreference::Auto, 1, base, group.clone());
+    assert_eq!(leftovers(&group), 0);
+    again.assert_nothing_survives();
+}
+
+fn find_jail_pid() -> Option<i32> {
+    let me = std::process::id().to_string();
+    for e in std::fs::read_dir("/proc").ok()?.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{name}/stat")) else {
+            continue;
+        };
+        let after = stat.rsplit(')').next().unwrap_or("");
+        let ppid = after.split_whitespace().nth(1).unwrap_or("");
+        if ppid == me && stat.contains("(passrate-jail)") {
+            return name.parse().ok();
+        }
+    }
+    None
+}
