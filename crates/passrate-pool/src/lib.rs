@@ -1,1 +1,32 @@
-//! passrate-pool
+//! The task pool: on-disk storage and content-hash versions, importers for public datasets,
+//! intake validation, tiers from intake factors, rotation, statistics and the weekly
+//! stratified sampler.
+//!
+//! Layering: this crate reads and writes tasks and uses the runner only through the
+//! [`exec::Executor`] trait, for recording tests and intake validation.
+
+pub mod check;
+pub mod error;
+pub mod exec;
+pub mod import;
+pub mod pylit;
+pub mod rotation;
+pub mod sample;
+pub mod stats;
+pub mod storage;
+pub mod structure;
+pub mod tier;
+pub mod validate;
+
+pub use check::check_task;
+pub use error::{PoolError, RotationError, SampleError, TaskProblem};
+pub use exec::{ExecError, Executor, RecordedCall};
+pub use rotation::{RotationEntry, RotationState, rotate};
+pub use sample::{SampleConfig, Seed, allocate, current_week, parse_week, sample, week_seed};
+pub use stats::{Stats, redact, stats};
+pub use storage::{LicenseFile, POOL_ENV, POOL_FORMAT_VERSION, Pool, PoolVersion, bundled_dir};
+pub use tier::tier_for;
+pub use validate::{ValidationReport, validate, validate_task};
+
+/// `pool/README.md`, written with every pool.
+pub const POOL_README: &str = include_str!("pool_readme.md");

@@ -1,0 +1,80 @@
+//! Typed errors of the pool: loading, checking, importing, sampling and rotation.
+
+use std::path::PathBuf;
+
+/// A problem with one task found by [`crate::check_task`] or by the pool-level checks.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("task `{task}`: {message}")]
+pub struct TaskProblem {
+    pub task: String,
+    pub message: String,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum PoolError {
+    #[error("failed to read pool file")]
+    Io(#[from] std::io::Error),
+    #[error("failed to parse {file}:{line} at `{path}`: {message}")]
+    Parse {
+        file: PathBuf,
+        line: usize,
+        /// JSON field path inside the line, e.g. `tests[3].expected`.
+        path: String,
+        message: String,
+    },
+    #[error("failed to parse {file}: {message}")]
+    Document { file: PathBuf, message: String },
+    #[error("duplicate task id `{id}` in {file}:{line} (first seen in {first})")]
+    DuplicateId {
+        id: String,
+        file: PathBuf,
+        line: usize,
+        first: PathBuf,
+    },
+    #[error("invalid task in {file}:{line}: {problem}")]
+    InvalidTask {
+        file: PathBuf,
+        line: usize,
+        problem: TaskProblem,
+    },
+    #[error("unsupported pool format version {found} in {file} (this build reads {supported})")]
+    FormatVersion {
+        file: PathBuf,
+        found: u32,
+        supported: u32,
+    },
+    #[error("rotation state names unknown task `{0}`")]
+    UnknownRotationTask(String),
+    #[error("no pool directory found: {0}")]
+    NotFound(String),
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SampleError {
+    #[error("invalid ISO week `{0}` (expected e.g. 2026-W48)")]
+    InvalidWeek(String),
+    #[error("invalid sample configuration: {0}")]
+    Config(String),
+    #[error(
+        "cell {category} × {tier} needs {needed} tasks but the active pool has {available} ({missing} missing)"
+    )]
+    NotEnoughTasks {
+        category: passrate_schema::Category,
+        tier: passrate_schema::Tier,
+        needed: usize,
+        available: usize,
+        missing: usize,
+    },
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum RotationError {
+    #[error(transparent)]
+    Week(#[from] SampleError),
+    #[error("week {0} was already rotated")]
+    AlreadyRotated(String),
+    #[error("rotation rate must be in (0, 0.5], got {0}")]
+    Rate(f64),
+    #[error("week {week} is not after the last rotated week {last}")]
+    NotAfter { week: String, last: String },
+}

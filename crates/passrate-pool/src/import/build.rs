@@ -1,0 +1,386 @@
+//! Raw task → task: obtain the test inputs (record the dataset's check on the primary
+//! reference, or take the inputs given as data), run every language's reference on them,
+//! keep a language only if it agrees with the primary language on every test, and turn the
+//! results into `call` tests.
+//!
+//! Rules:
+//! * A call on which the primary reference raises, or whose arguments or result cannot be
+//!   encoded (opaque), is dropped: expected values always come from a normal return.
+//! * The primary reference must reproduce what it returned while being recorded.
+//! * A test is shared by all languages when their references return the same encoded value;
+//!   otherwise each language gets its own copy with its own expected value.
+//! * Floats: when an expected value contains a float, the comparator gets EvalPlus's
+//!   tolerance, `abs_tol = max(atol, 1e-6)` and `rel_tol = 1e-7`.
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use passrate_schema::{
+    Comparator, ErrorInfo, Expected, Language, TASK_FORMAT_VERSION, Task, TestCase, TestForm,
+    Value, Visibility,
+};
+
+use super::{RawTask, TestPlan};
+use crate::exec::Executor;
+use crate::tier::{factors_for, tier_for};
+
+/// Cap on public tests per task (recorded checks rarely exceed it).
+pub const MAX_PUBLIC: usize = 100;
+
+/// Why a task did not make it into the pool.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Rejection {
+    pub id: String,
+    pub stage: String,
+    pub reason: String,
+}
+
+/// A language variant removed from a task, and why.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct DroppedVariant {
+    pub id: String,
+    pub language: Language,
+    pub reason: String,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Built {
+    pub task: Task,
+    pub dropped: Vec<DroppedVariant>,
+}
+
+fn reject(raw: &RawTask, stage: &str, reason: impl Into<String>) -> Rejection {
+    Rejection {
+        id: raw.id.clone(),
+        stage: stage.to_owned(),
+        reason: reason.into(),
+    }
+}
+
+pub(crate) fn contains_opaque(v: &Value) -> bool {
+    match v {
+        Value::Opaque(_) => true,
+        Value::List(xs) | Value::Tuple(xs) | Value::Set(xs) => xs.iter().any(contains_opaque),
+        Value::Map(kv) => kv
+            .iter()
+            .any(|(k, v)| contains_opaque(k) || contains_opaque(v)),
+        _ => false,
+    }
+}
+
+pub(crate) fn contains_float(v: &Value) -> bool {
+    match v {
+        Value::Float(_) => true,
+        Value::List(xs) | Value::Tuple(xs) | Value::Set(xs) => xs.iter().any(contains_float),
+        Value::Map(kv) => kv
+            .iter()
+            .any(|(k, v)| contains_float(k) || contains_float(v)),
+        _ => false,
+    }
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a.is_nan() && b.is_nan())
+        || a == b
+        || (a - b).abs() <= 1e-6_f64.max(1e-6 * a.abs().max(b.abs()))
+}
+
+/// Whether two languages' results mean the same thing: numbers by value, lists and tuples
+/// alike, sets and maps order-free; `as_set` compares collections as sets.
+pub fn equivalent(a: &Value, b: &Value, as_set: bool) -> bool {
+    use Value::*;
+    let seq = |v: &Value| -> Option<Vec<Value>> {
+        match v {
+            List(x) | Tuple(x) | Set(x) => Some(x.clone()),
+            _ => None,
+        }
+    };
+    match (a, b) {
+        (Int(x), Int(y)) => x == y,
+        (Int(x), Float(y)) | (Float(y), Int(x)) => close(x.to_f64(), *y),
+        (Float(x), Float(y)) => close(*x, *y),
+        (Map(x), Map(y)) => {
+            x.len() == y.len()
+                && x.iter().all(|(k, v)| {
+                    y.iter()
+                        .any(|(k2, v2)| equivalent(k, k2, false) && equivalent(v, v2, as_set))
+                })
+        }
+        (Set(_), _) | (_, Set(_)) if seq(a).is_some() && seq(b).is_some() => same_members(
+            &seq(a).unwrap_or_default(),
+            &seq(b).unwrap_or_default(),
+            true,
+        ),
+        _ if seq(a).is_some() && seq(b).is_some() => {
+            let (x, y) = (seq(a).unwrap_or_default(), seq(b).unwrap_or_default());
+            if as_set {
+                same_members(&x, &y, true)
+            } else {
+                x.len() == y.len() && x.iter().zip(&y).all(|(p, q)| equivalent(p, q, false))
+            }
+        }
+        _ => a == b,
+    }
+}
+
+fn same_members(x: &[Value], y: &[Value], dedupe: bool) -> bool {
+    let x_in_y = x.iter().all(|p| y.iter().any(|q| equivalent(p, q, false)));
+    let y_in_x = y.iter().all(|q| x.iter().any(|p| equivalent(p, q, false)));
+    x_in_y && y_in_x && (dedupe || x.len() == y.len())
+}
+
+fn describe(outcome: &Result<Value, ErrorInfo>) -> String {
+    match outcome {
+        Ok(v) => {
+            let text = v.to_string();
+            if text.len() > 80 {
+                format!("{}…", &text[..text.floor_char_boundary(80)])
+            } else {
+                text
+            }
+        }
+        Err(e) => format!("{}: {}", e.kind, e.message),
+    }
+}
+
+/// Builds one task.
+pub fn build_task(exec: &dyn Executor, raw: &RawTask) -> Result<Built, Rejection> {
+    let primary = raw.primary;
+    let Some(primary_variant) = raw.variants.get(&primary) else {
+        return Err(reject(raw, "parse", format!("no {primary} variant")));
+    };
+    let (mut public, hidden, recorded) = match &raw.plan {
+        TestPlan::Record {
+            language,
+            check_code,
+            hidden_inputs,
+        } => {
+            let variant = &raw.variants[language];
+            let calls = exec
+                .record_calls(
+                    *language,
+                    &variant.reference_solution,
+                    &variant.entry_point,
+                    check_code,
+                )
+                .map_err(|e| reject(raw, "record", e.to_string()))?;
+            let mut public: Vec<Vec<Value>> = Vec::new();
+            let mut recorded = BTreeMap::new();
+            for call in calls {
+                if call.args.iter().any(contains_opaque) || public.contains(&call.args) {
+                    continue;
+                }
+                recorded.insert(public.len(), call.outcome);
+                public.push(call.args);
+            }
+            (public, hidden_inputs.clone(), recorded)
+        }
+        TestPlan::Inputs { public, hidden } => (public.clone(), hidden.clone(), BTreeMap::new()),
+    };
+    public.truncate(MAX_PUBLIC);
+    let hidden: Vec<Vec<Value>> = hidden.into_iter().filter(|h| !public.contains(h)).collect();
+    if public.is_empty() {
+        return Err(reject(raw, "record", "the check made no usable calls"));
+    }
+    let n_public = public.len();
+    let calls: Vec<Vec<Value>> = public.into_iter().chain(hidden).collect();
+    let mut outcomes: BTreeMap<Language, Vec<Result<Value, ErrorInfo>>> = BTreeMap::new();
+    let mut dropped = Vec::new();
+    for (language, variant) in &raw.variants {
+        match exec.run_calls(
+            *language,
+            &variant.reference_solution,
+            &variant.entry_point,
+            variant.class_name.as_deref(),
+            &calls,
+        ) {
+            Ok(out) if out.len() == calls.len() => {
+                outcomes.insert(*language, out);
+            }
+            Ok(out) => {
+                let reason = format!(
+                    "runner returned {} results for {} calls",
+                    out.len(),
+                    calls.len()
+                );
+                if *language == primary {
+                    return Err(reject(raw, "run", reason));
+                }
+                dropped.push(DroppedVariant {
+                    id: raw.id.clone(),
+                    language: *language,
+                    reason,
+                });
+            }
+            Err(e) => {
+                if *language == primary {
+                    return Err(reject(raw, "run", e.to_string()));
+                }
+                dropped.push(DroppedVariant {
+                    id: raw.id.clone(),
+                    language: *language,
+                    reason: e.to_string(),
+                });
+            }
+        }
+    }
+    let primary_out = outcomes.remove(&primary).expect("primary ran");
+    // The recording and the replay must agree: a check on determinism before any test exists.
+    for (i, outcome) in &recorded {
+        let replay = &primary_out[*i];
+        let same = match (outcome, replay) {
+            (Ok(a), Ok(b)) => a == b || (contains_float(a) && equivalent(a, b, false)),
+            (Err(a), Err(b)) => a.kind == b.kind,
+            _ => false,
+        };
+        if !same {
+            return Err(reject(
+                raw,
+                "record",
+                format!(
+                    "call {i} returned {} when recorded and {} when replayed",
+                    describe(outcome),
+                    describe(replay)
+                ),
+            ));
+        }
+    }
+    let keep: Vec<usize> = (0..calls.len())
+        .filter(|&i| matches!(&primary_out[i], Ok(v) if !contains_opaque(v)))
+        .collect();
+    if !keep.iter().any(|&i| i < n_public) {
+        return Err(reject(
+            raw,
+            "run",
+            "the reference raised or returned an unencodable value on every public call",
+        ));
+    }
+    let mut agreeing: BTreeMap<Language, Vec<Result<Value, ErrorInfo>>> = BTreeMap::new();
+    for (language, out) in outcomes {
+        let disagreement = keep.iter().find_map(|&i| {
+            let Ok(expected) = &primary_out[i] else {
+                return None;
+            };
+            match &out[i] {
+                Ok(v) if !contains_opaque(v) && equivalent(expected, v, raw.as_set) => None,
+                other => Some(format!(
+                    "call {i}: {primary} returns {}, {language} {}",
+                    describe(&primary_out[i]),
+                    describe(other)
+                )),
+            }
+        });
+        match disagreement {
+            Some(reason) => dropped.push(DroppedVariant {
+                id: raw.id.clone(),
+                language,
+                reason,
+            }),
+            None => {
+                agreeing.insert(language, out);
+            }
+        }
+    }
+    let mut tests = Vec::new();
+    let mut any_float = false;
+    for &i in &keep {
+        let visibility = if i < n_public {
+            Visibility::Public
+        } else {
+            Visibility::Hidden
+        };
+        let mut groups: Vec<(Value, Vec<Language>)> = Vec::new();
+        let primary_value = primary_out[i].clone().expect("kept calls returned");
+        let all = std::iter::once((primary, primary_value)).chain(
+            agreeing
+                .iter()
+                .map(|(l, out)| (*l, out[i].clone().expect("agreeing calls returned"))),
+        );
+        for (language, value) in all {
+            any_float |= contains_float(&value);
+            match groups.iter_mut().find(|(v, _)| *v == value) {
+                Some((_, langs)) => langs.push(language),
+                None => groups.push((value, vec![language])),
+            }
+        }
+        let single = groups.len() == 1;
+        for (value, mut languages) in groups {
+            languages.sort();
+            tests.push(TestCase {
+                visibility,
+                form: TestForm::Call {
+                    args: calls[i].clone(),
+                    expected: Expected::Returns(value),
+                },
+                comparator: None,
+                languages: if single { Vec::new() } else { languages },
+            });
+        }
+    }
+    let mut variants = raw.variants.clone();
+    variants.retain(|l, _| *l == primary || agreeing.contains_key(l));
+    let mut comparator = Comparator {
+        as_set: raw.as_set,
+        ..Comparator::default()
+    };
+    if any_float {
+        comparator.abs_tol = Some(raw.atol.unwrap_or(0.0).max(1e-6));
+        comparator.rel_tol = Some(1e-7);
+    }
+    let factors = factors_for(
+        primary,
+        &primary_variant.reference_solution,
+        &raw.factor_prompt,
+    );
+    Ok(Built {
+        task: Task {
+            format_version: TASK_FORMAT_VERSION,
+            id: raw.id.clone(),
+            version: 1,
+            category: raw.category,
+            tier: tier_for(&factors),
+            factors,
+            source: raw.source.clone(),
+            variants,
+            tests,
+            comparator,
+            category_data: raw.category_data.clone(),
+            limits: Default::default(),
+            calibration: Default::default(),
+        },
+        dropped,
+    })
+}
+
+/// Builds many tasks on `threads` worker threads; results keep the input order.
+pub fn build_all(
+    exec: &dyn Executor,
+    raws: &[RawTask],
+    threads: usize,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Vec<Result<Built, Rejection>> {
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<Result<Built, Rejection>>>> =
+        Mutex::new((0..raws.len()).map(|_| None).collect());
+    std::thread::scope(|scope| {
+        for _ in 0..threads.max(1) {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(raw) = raws.get(i) else { break };
+                    let result = build_task(exec, raw);
+                    results.lock().expect("no panics while locked")[i] = Some(result);
+                    progress(done.fetch_add(1, Ordering::SeqCst) + 1, raws.len());
+                }
+            });
+        }
+    });
+    results
+        .into_inner()
+        .expect("no panics while locked")
+        .into_iter()
+        .map(|r| r.expect("every task built"))
+        .collect()
+}

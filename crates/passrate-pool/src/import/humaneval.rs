@@ -1,0 +1,340 @@
+//! HumanEval (openai), HumanEval+ (EvalPlus) and HumanEvalPack (bigcode) → `humaneval/N`
+//! with Python, JavaScript and Java variants, plus what the derived tasks need (buggy
+//! solutions, undocumented code, the original HumanEval canonical solution).
+//!
+//! * Python: the HumanEval+ prompt with EvalPlus's fixed canonical solution as reference
+//!   (the original canonicals fail some HumanEval+ inputs).
+//! * Public tests: the calls HumanEval's `check` makes, recorded on the reference; for the
+//!   checks that draw random inputs (HumanEval/32, /53) EvalPlus's `base_input` instead.
+//! * Hidden tests: HumanEval+ extra inputs, read as Python literals from the OriginFmt
+//!   `inputs = […]` (keeps tuples), at most [`MAX_HIDDEN`] per task spread over the list.
+//! * JavaScript/Java: HumanEvalPack prompts and canonical solutions (Java: class `Solution`).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use passrate_schema::{Category, CategoryData, Language, Value, Variant};
+use serde::Deserialize;
+
+use super::{ImportError, RawTask, TestPlan, json_to_value, read_jsonl, signature, source, spread};
+use crate::pylit;
+
+/// Cap on hidden tests per task (HumanEval+ has up to ~1,000 extra inputs per task).
+pub const MAX_HIDDEN: usize = 200;
+
+#[derive(Debug, Deserialize)]
+struct HumanEvalRecord {
+    task_id: String,
+    prompt: String,
+    canonical_solution: String,
+    test: String,
+}
+
+#[derive(Debug, Deserialize)]
+struct PlusRecord {
+    task_id: String,
+    prompt: String,
+    entry_point: String,
+    canonical_solution: String,
+    base_input: Vec<serde_json::Value>,
+    #[serde(default)]
+    plus_input: Vec<serde_json::Value>,
+    #[serde(default)]
+    atol: f64,
+}
+
+#[derive(Debug, Deserialize)]
+struct OriginFmtRecord {
+    task_id: String,
+    test: String,
+}
+
+/// One language of HumanEvalPack.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+pub struct PackEntry {
+    pub task_id: String,
+    pub prompt: String,
+    pub declaration: String,
+    pub canonical_solution: String,
+    pub buggy_solution: String,
+    pub bug_type: String,
+    pub failure_symptoms: String,
+    pub test: String,
+    pub entry_point: String,
+    pub signature: String,
+    pub docstring: String,
+}
+
+impl PackEntry {
+    /// The complete reference with its doc comment (prompt + canonical body).
+    pub fn documented(&self) -> String {
+        format!("{}{}", self.prompt, self.canonical_solution)
+    }
+
+    /// The reference without its doc comment (declaration + canonical body).
+    pub fn undocumented(&self) -> String {
+        format!("{}{}", self.declaration, self.canonical_solution)
+    }
+
+    /// The buggy variant, complete.
+    pub fn buggy(&self) -> String {
+        format!("{}{}", self.declaration, self.buggy_solution)
+    }
+}
+
+/// Everything known about HumanEval problem N.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HumanEvalProblem {
+    pub number: u32,
+    pub raw: RawTask,
+    pub pack: BTreeMap<Language, PackEntry>,
+    /// The original HumanEval canonical solution, complete (prompt + body).
+    pub original_python: String,
+    /// The EvalPlus canonical solution, complete.
+    pub plus_python: String,
+}
+
+fn number_of(task_id: &str) -> Option<u32> {
+    task_id.rsplit('/').next()?.parse().ok()
+}
+
+/// Reads the argument lists of an EvalPlus OriginFmt check (`inputs = [[…], …]`).
+pub fn origin_inputs(test: &str) -> Option<Vec<Vec<Value>>> {
+    let at = test.find("inputs = ")? + "inputs = ".len();
+    let (value, _) = pylit::parse_prefix(test, at).ok()?;
+    let Value::List(items) = value else {
+        return None;
+    };
+    items
+        .into_iter()
+        .map(|item| match item {
+            Value::List(args) | Value::Tuple(args) => Some(args),
+            _ => None,
+        })
+        .collect()
+}
+
+fn pack_language_dir(language: Language) -> &'static str {
+    match language {
+        Language::Python => "python",
+        Language::Javascript => "js",
+        Language::Java => "java",
+    }
+}
+
+/// Reads all of HumanEval, HumanEval+ and HumanEvalPack (py/js/java) from `data`.
+pub fn load(data: &Path) -> Result<Vec<HumanEvalProblem>, ImportError> {
+    let originals: Vec<HumanEvalRecord> = read_jsonl(&data.join("humaneval/HumanEval.jsonl.gz"))?;
+    let plus: Vec<PlusRecord> = read_jsonl(&data.join("humanevalplus/HumanEvalPlus.jsonl.gz"))?;
+    let origin: Vec<OriginFmtRecord> =
+        read_jsonl(&data.join("humanevalplus/HumanEvalPlus-OriginFmt.jsonl.gz"))?;
+    let origin: BTreeMap<String, String> =
+        origin.into_iter().map(|r| (r.task_id, r.test)).collect();
+    let originals: BTreeMap<String, HumanEvalRecord> = originals
+        .into_iter()
+        .map(|r| (r.task_id.clone(), r))
+        .collect();
+    let mut packs: BTreeMap<Language, BTreeMap<u32, PackEntry>> = BTreeMap::new();
+    for language in Language::ALL {
+        let path = data.join(format!(
+            "humanevalpack/{}/humanevalpack.jsonl",
+            pack_language_dir(language)
+        ));
+        let entries: Vec<PackEntry> = read_jsonl(&path)?;
+        let map = entries
+            .into_iter()
+            .filter_map(|e| Some((number_of(&e.task_id)?, e)))
+            .collect();
+        packs.insert(language, map);
+    }
+    let mut problems = Vec::new();
+    for record in plus {
+        let number = number_of(&record.task_id).ok_or_else(|| ImportError::Data {
+            file: data.join("humanevalplus/HumanEvalPlus.jsonl.gz"),
+            message: format!("bad task id {}", record.task_id),
+        })?;
+        let Some(original) = originals.get(&record.task_id) else {
+            continue;
+        };
+        let pack: BTreeMap<Language, PackEntry> = packs
+            .iter()
+            .filter_map(|(l, m)| Some((*l, m.get(&number)?.clone())))
+            .collect();
+        problems.push(problem(
+            number,
+            &record,
+            original,
+            origin.get(&record.task_id),
+            pack,
+        ));
+    }
+    problems.sort_by_key(|p| p.number);
+    Ok(problems)
+}
+
+fn problem(
+    number: u32,
+    plus: &PlusRecord,
+    original: &HumanEvalRecord,
+    origin_test: Option<&String>,
+    pack: BTreeMap<Language, PackEntry>,
+) -> HumanEvalProblem {
+    let plus_python = format!("{}{}", plus.prompt, plus.canonical_solution);
+    let mut variants = BTreeMap::new();
+    variants.insert(
+        Language::Python,
+        Variant {
+            prompt: plus.prompt.clone(),
+            entry_point: plus.entry_point.clone(),
+            class_name: None,
+            signature: signature::python(&plus.prompt, &plus.entry_point).unwrap_or_default_sig(),
+            reference_solution: plus_python.clone(),
+            given_code: None,
+            faulty_variants: Vec::new(),
+            preamble: None,
+        },
+    );
+    for (language, entry) in &pack {
+        if *language == Language::Python {
+            continue;
+        }
+        let sig = match language {
+            Language::Javascript => signature::javascript(&entry.declaration, &entry.entry_point),
+            _ => signature::java(&entry.declaration, &entry.entry_point),
+        };
+        variants.insert(
+            *language,
+            Variant {
+                prompt: entry.prompt.clone(),
+                entry_point: entry.entry_point.clone(),
+                class_name: (*language == Language::Java).then(|| "Solution".to_owned()),
+                signature: sig.unwrap_or_default_sig(),
+                reference_solution: entry.documented(),
+                given_code: None,
+                faulty_variants: Vec::new(),
+                preamble: None,
+            },
+        );
+    }
+    let all_inputs = origin_test.and_then(|t| origin_inputs(t));
+    let base: Vec<Vec<Value>> = plus
+        .base_input
+        .iter()
+        .map(|args| match json_to_value(args) {
+            Value::List(a) => a,
+            other => vec![other],
+        })
+        .collect();
+    // OriginFmt lists the base inputs first, then the extra ones.
+    let (typed_base, extra) = match all_inputs {
+        Some(all) if all.len() == plus.base_input.len() + plus.plus_input.len() => {
+            let (b, e) = all.split_at(plus.base_input.len());
+            (b.to_vec(), e.to_vec())
+        }
+        _ => (
+            base.clone(),
+            plus.plus_input
+                .iter()
+                .map(|args| match json_to_value(args) {
+                    Value::List(a) => a,
+                    other => vec![other],
+                })
+                .collect(),
+        ),
+    };
+    let hidden = spread(&extra, MAX_HIDDEN);
+    let plan = if original.test.contains("random") {
+        TestPlan::Inputs {
+            public: typed_base,
+            hidden,
+        }
+    } else {
+        TestPlan::Record {
+            language: Language::Python,
+            check_code: original.test.clone(),
+            hidden_inputs: hidden,
+        }
+    };
+    let raw = RawTask {
+        id: format!("humaneval/{number}"),
+        category: Category::FunctionCompletion,
+        source: source("humaneval", &plus.task_id, "MIT"),
+        variants,
+        category_data: CategoryData::default(),
+        plan,
+        primary: Language::Python,
+        atol: Some(plus.atol),
+        as_set: false,
+        factor_prompt: plus.prompt.clone(),
+    };
+    HumanEvalProblem {
+        number,
+        raw,
+        pack,
+        original_python: format!("{}{}", original.prompt, original.canonical_solution),
+        plus_python,
+    }
+}
+
+pub(crate) trait OrDefaultSig {
+    fn unwrap_or_default_sig(self) -> passrate_schema::Signature;
+}
+
+impl OrDefaultSig for Option<passrate_schema::Signature> {
+    fn unwrap_or_default_sig(self) -> passrate_schema::Signature {
+        self.unwrap_or(passrate_schema::Signature {
+            params: Vec::new(),
+            returns: None,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_origin_inputs_with_tuples() {
+        // Excerpt of the EvalPlus OriginFmt check for Mbpp/2.
+        let test = "import numpy as np\n\ninputs = [[(3, 4, 5, 6), (5, 7, 4, 10)], [(), (6,)]]\nresults = [(4, 5), ()]\n";
+        let inputs = origin_inputs(test).unwrap();
+        assert_eq!(inputs.len(), 2);
+        assert_eq!(
+            inputs[1],
+            vec![Value::Tuple(vec![]), Value::Tuple(vec![Value::int(6)])]
+        );
+    }
+
+    #[test]
+    fn builds_problem_from_real_excerpt() {
+        // HumanEval/53 (add): its check draws random inputs, so base_input is used instead.
+        let plus = PlusRecord {
+            task_id: "HumanEval/53".into(),
+            prompt: "\n\ndef add(x: int, y: int):\n    \"\"\"Add two numbers x and y\n    >>> add(2, 3)\n    5\n    \"\"\"\n".into(),
+            entry_point: "add".into(),
+            canonical_solution: "\n    return x + y\n".into(),
+            base_input: vec![serde_json::json!([0, 1]), serde_json::json!([1, 0])],
+            plus_input: vec![serde_json::json!([-5, 7])],
+            atol: 0.0,
+        };
+        let original = HumanEvalRecord {
+            task_id: "HumanEval/53".into(),
+            prompt: plus.prompt.clone(),
+            canonical_solution: "    return x + y\n".into(),
+            test: "import random\n\ndef check(candidate):\n    assert candidate(0, 1) == 1\n"
+                .into(),
+        };
+        let p = problem(53, &plus, &original, None, BTreeMap::new());
+        assert_eq!(p.raw.id, "humaneval/53");
+        let python = &p.raw.variants[&Language::Python];
+        assert_eq!(python.signature.params.len(), 2);
+        assert!(python.reference_solution.contains("return x + y"));
+        match &p.raw.plan {
+            TestPlan::Inputs { public, hidden } => {
+                assert_eq!(public.len(), 2);
+                assert_eq!(hidden, &vec![vec![Value::int(-5), Value::int(7)]]);
+            }
+            other => panic!("expected inputs, got {other:?}"),
+        }
+    }
+}

@@ -1,0 +1,330 @@
+//! MBPP (google-research), MBPP+ (EvalPlus) and MBXP (amazon-science) → `mbpp/N`
+//! (algorithm implementation) with a Python variant and, where MBXP has a canonical solution,
+//! JavaScript and Java variants (kept only if they agree with Python on every test; see
+//! `build`).
+//!
+//! * Python reference: MBPP+'s canonical solution where the task is in MBPP+, else MBPP's.
+//! * Public tests: the calls MBPP's asserts (`test_list` + `challenge_test_list`, after
+//!   `test_setup_code`) make, recorded on the reference.
+//! * Hidden tests: MBPP+ extra inputs from the OriginFmt `inputs = […]`, capped like
+//!   HumanEval+; MBPP+ checks that compare `set(out)` make the comparator set-based.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use passrate_schema::{Category, CategoryData, Language, Variant};
+use serde::Deserialize;
+
+use super::humaneval::{MAX_HIDDEN, OrDefaultSig, origin_inputs};
+use super::{ImportError, RawTask, TestPlan, read_jsonl, signature, source, spread};
+
+#[derive(Debug, Deserialize)]
+struct MbppRecord {
+    task_id: u32,
+    text: String,
+    code: String,
+    #[serde(default)]
+    test_setup_code: String,
+    test_list: Vec<String>,
+    #[serde(default)]
+    challenge_test_list: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct PlusRecord {
+    task_id: String,
+    prompt: String,
+    entry_point: String,
+    canonical_solution: String,
+    base_input: Vec<serde_json::Value>,
+    #[serde(default)]
+    atol: f64,
+}
+
+#[derive(Debug, Deserialize)]
+struct OriginFmtRecord {
+    /// A bare number in this file (`2`), unlike MbppPlus.jsonl's `Mbpp/2`.
+    task_id: u32,
+    test: String,
+}
+
+#[derive(Debug, Deserialize)]
+struct MbxpRecord {
+    task_id: String,
+    prompt: String,
+    entry_point: String,
+    #[serde(default)]
+    canonical_solution: Option<String>,
+}
+
+/// The name of the function MBPP's first assert calls, among those the code defines.
+pub fn entry_point(code: &str, first_test: &str) -> Option<String> {
+    code.lines()
+        .filter_map(|l| {
+            let rest = l.trim_start().strip_prefix("def ")?;
+            Some(rest[..rest.find('(')?].trim().to_owned())
+        })
+        .find(|name| first_test.contains(&format!("{name}(")))
+}
+
+/// Rewrites MBPP's top-level asserts as a `check(candidate)` function that binds the entry
+/// point's name to the candidate, so only the test's own calls are recorded (not the
+/// reference's recursive calls).
+pub fn check_code(setup: &str, tests: &[String], entry: &str) -> String {
+    let mut out = String::from("def check(candidate):\n");
+    out.push_str(&format!("    {entry} = candidate\n"));
+    for line in setup.lines().chain(tests.iter().flat_map(|t| t.lines())) {
+        if line.trim().is_empty() {
+            continue;
+        }
+        out.push_str("    ");
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+fn mbxp_number(task_id: &str) -> Option<u32> {
+    task_id.rsplit('/').next()?.parse().ok()
+}
+
+fn java_class(prompt: &str) -> Option<String> {
+    let line = prompt
+        .lines()
+        .find(|l| l.starts_with("class ") || l.starts_with("public class "))?;
+    let after = line.split("class ").nth(1)?;
+    Some(
+        after
+            .split(|c: char| !c.is_alphanumeric() && c != '_')
+            .next()?
+            .to_owned(),
+    )
+}
+
+pub fn load(data: &Path) -> Result<Vec<RawTask>, ImportError> {
+    let mbpp: Vec<MbppRecord> = read_jsonl(&data.join("mbpp/mbpp.jsonl"))?;
+    let plus: Vec<PlusRecord> = read_jsonl(&data.join("mbppplus/MbppPlus.jsonl.gz"))?;
+    let origin: Vec<OriginFmtRecord> =
+        read_jsonl(&data.join("mbppplus/MbppPlus-OriginFmt.jsonl.gz"))?;
+    let origin: BTreeMap<u32, String> = origin.into_iter().map(|r| (r.task_id, r.test)).collect();
+    let plus: BTreeMap<u32, PlusRecord> = plus
+        .into_iter()
+        .filter_map(|r| Some((mbxp_number(&r.task_id)?, r)))
+        .collect();
+    let mut mbxp: BTreeMap<(Language, u32), MbxpRecord> = BTreeMap::new();
+    for (language, file) in [
+        (Language::Javascript, "mxeval/mbxp/mbjsp_release_v1.2.jsonl"),
+        (Language::Java, "mxeval/mbxp/mbjp_release_v1.2.jsonl"),
+    ] {
+        let records: Vec<MbxpRecord> = read_jsonl(&data.join(file))?;
+        for r in records {
+            if let Some(n) = mbxp_number(&r.task_id) {
+                mbxp.insert((language, n), r);
+            }
+        }
+    }
+    let mut tasks = Vec::new();
+    for record in &mbpp {
+        let plus_record = plus.get(&record.task_id);
+        let origin_test = plus_record.and(origin.get(&record.task_id));
+        if let Some(task) = raw_task(record, plus_record, origin_test, &mbxp) {
+            tasks.push(task);
+        }
+    }
+    Ok(tasks)
+}
+
+fn raw_task(
+    record: &MbppRecord,
+    plus: Option<&PlusRecord>,
+    origin_test: Option<&String>,
+    mbxp: &BTreeMap<(Language, u32), MbxpRecord>,
+) -> Option<RawTask> {
+    let n = record.task_id;
+    let first_test = record.test_list.first()?;
+    let (entry, prompt, reference) = match plus {
+        Some(p) => (
+            p.entry_point.clone(),
+            p.prompt.clone(),
+            p.canonical_solution.trim_start_matches('\n').to_owned(),
+        ),
+        None => (
+            entry_point(&record.code, first_test)?,
+            format!(
+                "\"\"\"\n{}\n{}\n\"\"\"\n",
+                record.text.trim(),
+                first_test.trim()
+            ),
+            record.code.replace("\r\n", "\n"),
+        ),
+    };
+    let mut variants = BTreeMap::new();
+    variants.insert(
+        Language::Python,
+        Variant {
+            prompt,
+            entry_point: entry.clone(),
+            class_name: None,
+            signature: signature::python(&reference, &entry).unwrap_or_default_sig(),
+            reference_solution: reference.clone(),
+            given_code: None,
+            faulty_variants: Vec::new(),
+            preamble: None,
+        },
+    );
+    for language in [Language::Javascript, Language::Java] {
+        let Some(x) = mbxp.get(&(language, n)) else {
+            continue;
+        };
+        let Some(canonical) = x
+            .canonical_solution
+            .as_ref()
+            .filter(|c| !c.trim().is_empty())
+        else {
+            continue;
+        };
+        let class_name = if language == Language::Java {
+            match java_class(&x.prompt) {
+                Some(c) => Some(c),
+                None => continue,
+            }
+        } else {
+            None
+        };
+        let sig = match language {
+            Language::Javascript => signature::javascript(&x.prompt, &x.entry_point),
+            _ => signature::java(&x.prompt, &x.entry_point),
+        };
+        variants.insert(
+            language,
+            Variant {
+                prompt: x.prompt.clone(),
+                entry_point: x.entry_point.clone(),
+                class_name,
+                signature: sig.unwrap_or_default_sig(),
+                reference_solution: format!("{}{}", x.prompt, canonical),
+                given_code: None,
+                faulty_variants: Vec::new(),
+                preamble: None,
+            },
+        );
+    }
+    let tests: Vec<String> = record
+        .test_list
+        .iter()
+        .chain(&record.challenge_test_list)
+        .cloned()
+        .collect();
+    let hidden = match (plus, origin_test.and_then(|t| origin_inputs(t))) {
+        (Some(p), Some(all)) if all.len() >= p.base_input.len() => {
+            spread(&all[p.base_input.len()..], MAX_HIDDEN)
+        }
+        _ => Vec::new(),
+    };
+    let as_set = origin_test.is_some_and(|t| t.contains("out = set(out)"));
+    Some(RawTask {
+        id: format!("mbpp/{n}"),
+        category: Category::AlgorithmImplementation,
+        source: source("mbpp", &format!("mbpp/{n}"), "CC-BY-4.0"),
+        variants,
+        category_data: CategoryData::default(),
+        plan: TestPlan::Record {
+            language: Language::Python,
+            check_code: check_code(&record.test_setup_code, &tests, &entry),
+            hidden_inputs: hidden,
+        },
+        primary: Language::Python,
+        atol: plus.map(|p| p.atol),
+        as_set,
+        factor_prompt: record.text.clone(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mbpp_2() -> MbppRecord {
+        // MBPP task 2, as in mbpp.jsonl.
+        MbppRecord {
+            task_id: 2,
+            text: "Write a function to find the similar elements from the given two tuple lists.".into(),
+            code: "def similar_elements(test_tup1, test_tup2):\r\n  res = tuple(set(test_tup1) & set(test_tup2))\r\n  return (res) ".into(),
+            test_setup_code: String::new(),
+            test_list: vec![
+                "assert similar_elements((3, 4, 5, 6),(5, 7, 4, 10)) == (4, 5)".into(),
+                "assert similar_elements((1, 2, 3, 4),(5, 4, 3, 7)) == (3, 4)".into(),
+            ],
+            challenge_test_list: vec![],
+        }
+    }
+
+    #[test]
+    fn entry_point_from_first_assert() {
+        let r = mbpp_2();
+        assert_eq!(
+            entry_point(&r.code, &r.test_list[0]).as_deref(),
+            Some("similar_elements")
+        );
+    }
+
+    #[test]
+    fn check_binds_the_candidate() {
+        let r = mbpp_2();
+        let code = check_code("", &r.test_list, "similar_elements");
+        assert!(code.starts_with("def check(candidate):\n    similar_elements = candidate\n"));
+        assert!(
+            code.contains("    assert similar_elements((1, 2, 3, 4),(5, 4, 3, 7)) == (3, 4)\n")
+        );
+    }
+
+    #[test]
+    fn mbxp_variants_join_the_python_task() {
+        let mut mbxp = BTreeMap::new();
+        mbxp.insert(
+            (Language::Java, 2),
+            MbxpRecord {
+                task_id: "MBJP/2".into(),
+                prompt: "import java.util.*;\n\n\nclass SimilarElements {\n    public static List<Integer> similarElements(List<Integer> testTup1, List<Integer> testTup2) {\n".into(),
+                entry_point: "similarElements".into(),
+                canonical_solution: Some("        return testTup1;\n    }\n}".into()),
+            },
+        );
+        mbxp.insert(
+            (Language::Javascript, 2),
+            MbxpRecord {
+                task_id: "MBJSP/2".into(),
+                prompt: "function similarElements(testtup1, testtup2) {\n".into(),
+                entry_point: "similarElements".into(),
+                canonical_solution: None,
+            },
+        );
+        let task = raw_task(&mbpp_2(), None, None, &mbxp).unwrap();
+        assert_eq!(task.id, "mbpp/2");
+        assert_eq!(task.variants.len(), 2, "JS has no canonical solution");
+        let java = &task.variants[&Language::Java];
+        assert_eq!(java.class_name.as_deref(), Some("SimilarElements"));
+        assert_eq!(java.signature.params[1].name, "testTup2");
+        assert!(
+            !task.variants[&Language::Python]
+                .reference_solution
+                .contains('\r')
+        );
+    }
+}
+
+/// For MBPP+ tasks, MBPP's original implementation (a second implementation of the same
+/// function, used for refactoring tasks), keyed by task id.
+pub fn original_implementations(data: &Path) -> Result<BTreeMap<String, String>, ImportError> {
+    let mbpp: Vec<MbppRecord> = read_jsonl(&data.join("mbpp/mbpp.jsonl"))?;
+    let plus: Vec<PlusRecord> = read_jsonl(&data.join("mbppplus/MbppPlus.jsonl.gz"))?;
+    let in_plus: std::collections::BTreeSet<u32> = plus
+        .iter()
+        .filter_map(|p| mbxp_number(&p.task_id))
+        .collect();
+    Ok(mbpp
+        .into_iter()
+        .filter(|r| in_plus.contains(&r.task_id))
+        .map(|r| (format!("mbpp/{}", r.task_id), r.code.replace("\r\n", "\n")))
+        .collect())
+}

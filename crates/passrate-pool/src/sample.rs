@@ -1,0 +1,215 @@
+//! The weekly sample: a seed fixed by the ISO week, a stratified allocation over
+//! category × tier cells, and a keyed-hash order inside each cell. No RNG API is involved,
+//! so the same week and pool give the same manifest with any build on any machine.
+//!
+//! * Seed: `blake3("2026-W48")`, the canonical ISO week text (`YYYY-Www`), as 32 bytes; shown
+//!   as 64 hex digits.
+//! * Allocation: the sample size is split over tiers by their shares (default 40/40/20), then
+//!   each tier's seats over categories by their shares (default equal), both by the largest
+//!   remainder method with exact integer arithmetic; equal remainders are ordered by
+//!   `blake3_keyed(seed, "cell/<tier>/<category>")` so no cell is always favoured.
+//! * Inside a cell: active tasks ordered by `blake3_keyed(seed, task id)`; the first n are taken.
+//! * Language: `u64_le(blake3_keyed(seed, "language/<task id>")[..8]) mod k` indexes the
+//!   task's k variants in language order (python, javascript, java).
+
+use std::collections::BTreeMap;
+
+use passrate_schema::{
+    Category, Language, Manifest, ManifestItem, RECORD_FORMAT_VERSION, Task, Tier,
+};
+
+use crate::error::SampleError;
+use crate::storage::Pool;
+
+/// Default number of tasks per week.
+pub const DEFAULT_SAMPLE_SIZE: usize = 400;
+
+/// Size and shares of a sample.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SampleConfig {
+    pub size: usize,
+    /// Relative weights of the tiers (default 40/40/20).
+    pub tier_shares: BTreeMap<Tier, u32>,
+    /// Relative weights of the categories (default: 1 each).
+    pub category_shares: BTreeMap<Category, u32>,
+}
+
+impl Default for SampleConfig {
+    fn default() -> Self {
+        SampleConfig {
+            size: DEFAULT_SAMPLE_SIZE,
+            tier_shares: [(Tier::One, 40), (Tier::Two, 40), (Tier::Three, 20)].into(),
+            category_shares: Category::ALL.into_iter().map(|c| (c, 1)).collect(),
+        }
+    }
+}
+
+/// A week's seed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Seed(pub [u8; 32]);
+
+impl Seed {
+    pub fn hex(&self) -> String {
+        blake3::Hash::from_bytes(self.0).to_hex().to_string()
+    }
+
+    fn keyed(&self, data: &[u8]) -> [u8; 32] {
+        *blake3::keyed_hash(&self.0, data).as_bytes()
+    }
+}
+
+/// Parses an ISO week (`2026-W48`, also `2026-w48` or `2026W48`) into its canonical text.
+pub fn parse_week(text: &str) -> Result<String, SampleError> {
+    let bad = || SampleError::InvalidWeek(text.to_owned());
+    let upper = text.trim().to_ascii_uppercase();
+    let (year, week) = upper.split_once('W').ok_or_else(bad)?;
+    let year = year.strip_suffix('-').unwrap_or(year);
+    if year.len() != 4 || week.len() != 2 {
+        return Err(bad());
+    }
+    let year: i32 = year.parse().map_err(|_| bad())?;
+    let week: u8 = week.parse().map_err(|_| bad())?;
+    time::Date::from_iso_week_date(year, week, time::Weekday::Monday).map_err(|_| bad())?;
+    Ok(format!("{year:04}-W{week:02}"))
+}
+
+/// The ISO week a date falls in, in canonical form.
+pub fn iso_week_of(date: time::Date) -> String {
+    let (year, week, _) = date.to_iso_week_date();
+    format!("{year:04}-W{week:02}")
+}
+
+/// The current ISO week (UTC).
+pub fn current_week() -> String {
+    iso_week_of(time::OffsetDateTime::now_utc().date())
+}
+
+/// The seed of a week: blake3 of its canonical text.
+pub fn week_seed(week: &str) -> Result<Seed, SampleError> {
+    let week = parse_week(week)?;
+    Ok(Seed(*blake3::hash(week.as_bytes()).as_bytes()))
+}
+
+/// Splits `total` seats over weighted items by the largest remainder method. Equal
+/// remainders are ordered by `tie_key` (smaller first).
+fn largest_remainder<K: Clone + Ord>(
+    total: usize,
+    weights: &[(K, u32)],
+    tie_key: impl Fn(&K) -> [u8; 32],
+) -> Vec<(K, usize)> {
+    let sum: u128 = weights.iter().map(|(_, w)| u128::from(*w)).sum();
+    if sum == 0 {
+        return weights.iter().map(|(k, _)| (k.clone(), 0)).collect();
+    }
+    let mut seats: Vec<(K, usize, u128)> = weights
+        .iter()
+        .map(|(k, w)| {
+            let numerator = total as u128 * u128::from(*w);
+            (k.clone(), (numerator / sum) as usize, numerator % sum)
+        })
+        .collect();
+    let given: usize = seats.iter().map(|s| s.1).sum();
+    let mut order: Vec<usize> = (0..seats.len()).collect();
+    order.sort_by(|&a, &b| {
+        seats[b]
+            .2
+            .cmp(&seats[a].2)
+            .then_with(|| tie_key(&seats[a].0).cmp(&tie_key(&seats[b].0)))
+    });
+    for &i in order.iter().take(total - given) {
+        seats[i].1 += 1;
+    }
+    seats.into_iter().map(|(k, n, _)| (k, n)).collect()
+}
+
+/// How many tasks each category × tier cell gets.
+pub fn allocate(
+    config: &SampleConfig,
+    seed: &Seed,
+) -> Result<BTreeMap<(Category, Tier), usize>, SampleError> {
+    let tiers: Vec<(Tier, u32)> = config
+        .tier_shares
+        .iter()
+        .filter(|(_, w)| **w > 0)
+        .map(|(t, w)| (*t, *w))
+        .collect();
+    let categories: Vec<(Category, u32)> = config
+        .category_shares
+        .iter()
+        .filter(|(_, w)| **w > 0)
+        .map(|(c, w)| (*c, *w))
+        .collect();
+    if tiers.is_empty() || categories.is_empty() {
+        return Err(SampleError::Config(
+            "at least one tier and one category need a positive share".into(),
+        ));
+    }
+    let mut cells = BTreeMap::new();
+    let per_tier = largest_remainder(config.size, &tiers, |t| {
+        seed.keyed(format!("tier/{}", t.number()).as_bytes())
+    });
+    for (tier, seats) in per_tier {
+        let per_category = largest_remainder(seats, &categories, |c| {
+            seed.keyed(format!("cell/{}/{}", tier.number(), c.as_str()).as_bytes())
+        });
+        for (category, n) in per_category {
+            cells.insert((category, tier), n);
+        }
+    }
+    Ok(cells)
+}
+
+/// The language a sampled task is posed in.
+pub fn choose_language(seed: &Seed, task: &Task) -> Language {
+    let languages: Vec<Language> = task.variants.keys().copied().collect();
+    let hash = seed.keyed(format!("language/{}", task.id).as_bytes());
+    let n = u64::from_le_bytes(hash[..8].try_into().expect("8 bytes"));
+    languages[(n % languages.len() as u64) as usize]
+}
+
+/// Draws the week's sample from the pool's active tasks.
+pub fn sample(pool: &Pool, week: &str, config: &SampleConfig) -> Result<Manifest, SampleError> {
+    let week = parse_week(week)?;
+    let seed = week_seed(&week)?;
+    let cells = allocate(config, &seed)?;
+    let mut by_cell: BTreeMap<(Category, Tier), Vec<(&Task, [u8; 32])>> = BTreeMap::new();
+    for task in pool.active_tasks() {
+        by_cell
+            .entry((task.category, task.tier))
+            .or_default()
+            .push((task, seed.keyed(task.id.as_bytes())));
+    }
+    let mut items = Vec::with_capacity(config.size);
+    for ((category, tier), needed) in cells {
+        if needed == 0 {
+            continue;
+        }
+        let mut candidates = by_cell.remove(&(category, tier)).unwrap_or_default();
+        if candidates.len() < needed {
+            return Err(SampleError::NotEnoughTasks {
+                category,
+                tier,
+                needed,
+                available: candidates.len(),
+                missing: needed - candidates.len(),
+            });
+        }
+        candidates.sort_by(|a, b| a.1.cmp(&b.1).then_with(|| a.0.id.cmp(&b.0.id)));
+        for (task, _) in candidates.into_iter().take(needed) {
+            items.push(ManifestItem {
+                task: task.id.clone(),
+                task_version: task.version,
+                language: choose_language(&seed, task),
+                category,
+                tier,
+            });
+        }
+    }
+    Ok(Manifest {
+        format_version: RECORD_FORMAT_VERSION,
+        week,
+        seed: seed.hex(),
+        pool_version: pool.version().0,
+        items,
+    })
+}

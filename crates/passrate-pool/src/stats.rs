@@ -1,0 +1,110 @@
+//! Pool statistics (counts per category × tier × language) and task display.
+
+use std::collections::BTreeMap;
+
+use passrate_schema::{Category, Language, Task, Tier, Visibility};
+use serde::Serialize;
+
+use crate::storage::Pool;
+
+/// One row of `pool stats`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct StatsRow {
+    pub category: Category,
+    pub tier: Tier,
+    pub language: Language,
+    /// Tasks offering this language (a task with three variants counts in three rows).
+    pub tasks: usize,
+    pub active: usize,
+}
+
+/// Counts of the pool.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Stats {
+    pub pool_version: String,
+    pub tasks: usize,
+    pub active: usize,
+    pub reserve: usize,
+    pub tests: usize,
+    pub hidden_tests: usize,
+    pub by_category: BTreeMap<Category, usize>,
+    pub by_tier: BTreeMap<Tier, usize>,
+    pub by_language: BTreeMap<Language, usize>,
+    /// Every non-empty category × tier × language cell, in that order.
+    pub rows: Vec<StatsRow>,
+}
+
+pub fn stats(pool: &Pool) -> Stats {
+    let mut cells: BTreeMap<(Category, Tier, Language), (usize, usize)> = BTreeMap::new();
+    let mut by_category = BTreeMap::new();
+    let mut by_tier = BTreeMap::new();
+    let mut by_language = BTreeMap::new();
+    let (mut tests, mut hidden) = (0, 0);
+    for task in pool.tasks() {
+        let active = pool.is_active(&task.id);
+        *by_category.entry(task.category).or_insert(0) += 1;
+        *by_tier.entry(task.tier).or_insert(0) += 1;
+        tests += task.tests.len();
+        hidden += task
+            .tests
+            .iter()
+            .filter(|t| t.visibility == Visibility::Hidden)
+            .count();
+        for language in task.variants.keys() {
+            *by_language.entry(*language).or_insert(0) += 1;
+            let cell = cells
+                .entry((task.category, task.tier, *language))
+                .or_insert((0, 0));
+            cell.0 += 1;
+            cell.1 += usize::from(active);
+        }
+    }
+    let active = pool.active_tasks().count();
+    Stats {
+        pool_version: pool.version().0,
+        tasks: pool.tasks().len(),
+        active,
+        reserve: pool.tasks().len() - active,
+        tests,
+        hidden_tests: hidden,
+        by_category,
+        by_tier,
+        by_language,
+        rows: cells
+            .into_iter()
+            .map(|((category, tier, language), (tasks, active))| StatsRow {
+                category,
+                tier,
+                language,
+                tasks,
+                active,
+            })
+            .collect(),
+    }
+}
+
+/// A task as `pool show` prints it: hidden tests are removed unless asked for (their
+/// number stays visible), and so is the calibration of removed tests.
+pub fn redact(task: &Task, include_hidden: bool) -> (Task, usize) {
+    if include_hidden {
+        return (task.clone(), 0);
+    }
+    let mut shown = task.clone();
+    let before = shown.tests.len();
+    // Calibration lists follow `tests_for(language)`: drop the entries of hidden tests.
+    for (language, per_test) in shown.calibration.reference_test_cpu_us.iter_mut() {
+        let keep: Vec<bool> = task
+            .tests_for(*language)
+            .map(|(_, t)| t.visibility == Visibility::Public)
+            .collect();
+        let mut i = 0;
+        per_test.retain(|_| {
+            let k = keep.get(i).copied().unwrap_or(false);
+            i += 1;
+            k
+        });
+    }
+    shown.tests.retain(|t| t.visibility == Visibility::Public);
+    let removed = before - shown.tests.len();
+    (shown, removed)
+}

@@ -1,0 +1,399 @@
+//! The on-disk pool: a directory with an index, one JSON Lines file per task family
+//! (gzip-compressed), the rotation state, and the upstream licence files.
+//!
+//! Layout (format version 1):
+//!
+//! ```text
+//! pool/
+//!   pool.json                  {"format_version": 1, "task_files": ["tasks/humaneval.jsonl.gz", …]}
+//!   rotation.json              active/reserve state and the rotation log
+//!   tasks/<family>.jsonl.gz    one `passrate_schema::Task` per line, sorted by id
+//!   licenses/<dataset>/…       LICENSE / NOTICE files copied from the upstream datasets
+//!   README.md                  this description, the tier rule and the caps
+//! ```
+//!
+//! The family of a task is its id up to the first `/` (`humaneval`, `translate`, …).
+//! The pool version is a blake3 hash over the canonical serialisation of every task (sorted
+//! by id) and the reserve set, so a rotation changes the version and the log traces it.
+
+use std::collections::{BTreeMap, HashMap};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+
+use flate2::Compression;
+use flate2::read::GzDecoder;
+use flate2::write::GzEncoder;
+use passrate_schema::Task;
+use serde::{Deserialize, Serialize};
+
+use crate::check::check_task;
+use crate::error::PoolError;
+use crate::rotation::RotationState;
+
+/// Version of the pool directory layout (`pool.json`).
+pub const POOL_FORMAT_VERSION: u32 = 1;
+/// Environment variable overriding the bundled pool directory.
+pub const POOL_ENV: &str = "PASSRATE_POOL";
+
+const INDEX_FILE: &str = "pool.json";
+const ROTATION_FILE: &str = "rotation.json";
+
+/// `pool.json`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PoolIndex {
+    pub format_version: u32,
+    pub task_files: Vec<String>,
+}
+
+/// A content hash identifying a pool exactly.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct PoolVersion(pub String);
+
+impl PoolVersion {
+    /// The first 12 hex digits, as shown to people.
+    pub fn short(&self) -> &str {
+        &self.0[..12.min(self.0.len())]
+    }
+}
+
+impl std::fmt::Display for PoolVersion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// A licence or notice file shipped beside the tasks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LicenseFile {
+    /// Path relative to `licenses/`, e.g. `humaneval/LICENSE`.
+    pub path: String,
+    pub contents: Vec<u8>,
+}
+
+/// A loaded, checked pool.
+#[derive(Clone, Debug)]
+pub struct Pool {
+    tasks: Vec<Task>,
+    by_id: HashMap<String, usize>,
+    rotation: RotationState,
+    dir: Option<PathBuf>,
+}
+
+impl Pool {
+    /// Builds a pool from tasks, checking each and rejecting duplicate ids. Every task
+    /// starts active unless `rotation` puts it in reserve.
+    pub fn from_tasks(mut tasks: Vec<Task>, rotation: RotationState) -> Result<Pool, PoolError> {
+        tasks.sort_by(|a, b| a.id.cmp(&b.id));
+        let mut by_id = HashMap::with_capacity(tasks.len());
+        let memory = PathBuf::from("<memory>");
+        for (i, task) in tasks.iter().enumerate() {
+            if let Err(problem) = check_task(task) {
+                return Err(PoolError::InvalidTask {
+                    file: memory.clone(),
+                    line: i + 1,
+                    problem,
+                });
+            }
+            if by_id.insert(task.id.clone(), i).is_some() {
+                return Err(PoolError::DuplicateId {
+                    id: task.id.clone(),
+                    file: memory.clone(),
+                    line: i + 1,
+                    first: memory.clone(),
+                });
+            }
+        }
+        for id in rotation.reserve.iter() {
+            if !by_id.contains_key(id) {
+                return Err(PoolError::UnknownRotationTask(id.clone()));
+            }
+        }
+        Ok(Pool {
+            tasks,
+            by_id,
+            rotation,
+            dir: None,
+        })
+    }
+
+    /// Loads a pool directory, naming the file, line and JSON field path of any bad input.
+    pub fn load(dir: impl AsRef<Path>) -> Result<Pool, PoolError> {
+        let dir = dir.as_ref();
+        let index_path = dir.join(INDEX_FILE);
+        let index: PoolIndex = read_document(&index_path)?;
+        if index.format_version != POOL_FORMAT_VERSION {
+            return Err(PoolError::FormatVersion {
+                file: index_path,
+                found: index.format_version,
+                supported: POOL_FORMAT_VERSION,
+            });
+        }
+        let mut tasks = Vec::new();
+        let mut seen: HashMap<String, (PathBuf, usize)> = HashMap::new();
+        for rel in &index.task_files {
+            let path = dir.join(rel);
+            for (line, task) in read_task_file(&path)? {
+                if let Err(problem) = check_task(&task) {
+                    return Err(PoolError::InvalidTask {
+                        file: path.clone(),
+                        line,
+                        problem,
+                    });
+                }
+                if let Some((first, _)) = seen.get(&task.id) {
+                    return Err(PoolError::DuplicateId {
+                        id: task.id.clone(),
+                        file: path.clone(),
+                        line,
+                        first: first.clone(),
+                    });
+                }
+                seen.insert(task.id.clone(), (path.clone(), line));
+                tasks.push(task);
+            }
+        }
+        let rotation_path = dir.join(ROTATION_FILE);
+        let rotation = if rotation_path.exists() {
+            let rotation: RotationState = read_document(&rotation_path)?;
+            if rotation.format_version != crate::rotation::ROTATION_FORMAT_VERSION {
+                return Err(PoolError::FormatVersion {
+                    file: rotation_path,
+                    found: rotation.format_version,
+                    supported: crate::rotation::ROTATION_FORMAT_VERSION,
+                });
+            }
+            rotation
+        } else {
+            RotationState::default()
+        };
+        let mut pool = Pool::from_tasks(tasks, rotation)?;
+        pool.dir = Some(dir.to_path_buf());
+        Ok(pool)
+    }
+
+    /// The pool shipped with passrate: `$PASSRATE_POOL`, else the repository's `pool/`
+    /// (found from this crate's manifest directory), else `pool/` beside the executable.
+    pub fn bundled() -> Result<Pool, PoolError> {
+        Pool::load(bundled_dir()?)
+    }
+
+    /// Where this pool was loaded from.
+    pub fn dir(&self) -> Option<&Path> {
+        self.dir.as_deref()
+    }
+
+    /// Every task (active and reserve), sorted by id.
+    pub fn tasks(&self) -> &[Task] {
+        &self.tasks
+    }
+
+    /// The tasks a week's sample is drawn from, sorted by id.
+    pub fn active_tasks(&self) -> impl Iterator<Item = &Task> {
+        self.tasks
+            .iter()
+            .filter(|t| !self.rotation.reserve.contains(&t.id))
+    }
+
+    pub fn get(&self, id: &str) -> Option<&Task> {
+        self.by_id.get(id).map(|&i| &self.tasks[i])
+    }
+
+    pub fn is_active(&self, id: &str) -> bool {
+        self.by_id.contains_key(id) && !self.rotation.reserve.contains(id)
+    }
+
+    pub fn rotation(&self) -> &RotationState {
+        &self.rotation
+    }
+
+    pub(crate) fn rotation_mut(&mut self) -> &mut RotationState {
+        &mut self.rotation
+    }
+
+    /// Replaces calibration data (intake validation) without touching anything else.
+    pub fn task_mut(&mut self, id: &str) -> Option<&mut Task> {
+        self.by_id.get(id).map(|&i| &mut self.tasks[i])
+    }
+
+    /// Content hash: blake3 over `passrate-pool/1\n`, each task's canonical JSON (sorted by
+    /// id, one per line), then `reserve\n` and each reserve id on its own line.
+    pub fn version(&self) -> PoolVersion {
+        let mut hasher = blake3::Hasher::new();
+        hasher.update(b"passrate-pool/1\n");
+        for task in &self.tasks {
+            let json = serde_json::to_vec(task).expect("tasks always serialise");
+            hasher.update(&json);
+            hasher.update(b"\n");
+        }
+        hasher.update(b"reserve\n");
+        for id in &self.rotation.reserve {
+            hasher.update(id.as_bytes());
+            hasher.update(b"\n");
+        }
+        PoolVersion(hasher.finalize().to_hex().to_string())
+    }
+
+    /// Writes the pool to `dir` atomically: everything goes to a sibling temporary directory
+    /// that then replaces `dir` with renames, so readers see the old or the new pool.
+    pub fn save(&self, dir: impl AsRef<Path>, licenses: &[LicenseFile]) -> Result<(), PoolError> {
+        let dir = dir.as_ref();
+        let parent = dir.parent().unwrap_or(Path::new("."));
+        fs_err::create_dir_all(parent)?;
+        let name = dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "pool".to_owned());
+        let staging = parent.join(format!(".{name}.tmp-{}", std::process::id()));
+        if staging.exists() {
+            fs_err::remove_dir_all(&staging)?;
+        }
+        fs_err::create_dir_all(staging.join("tasks"))?;
+        let mut families: BTreeMap<&str, Vec<&Task>> = BTreeMap::new();
+        for task in &self.tasks {
+            families.entry(family(&task.id)).or_default().push(task);
+        }
+        let mut index = PoolIndex {
+            format_version: POOL_FORMAT_VERSION,
+            task_files: Vec::new(),
+        };
+        for (family, tasks) in families {
+            let rel = format!("tasks/{family}.jsonl.gz");
+            write_task_file(&staging.join(&rel), &tasks)?;
+            index.task_files.push(rel);
+        }
+        write_json(&staging.join(INDEX_FILE), &index)?;
+        write_json(&staging.join(ROTATION_FILE), &self.rotation)?;
+        for license in licenses {
+            let path = staging.join("licenses").join(&license.path);
+            if let Some(p) = path.parent() {
+                fs_err::create_dir_all(p)?;
+            }
+            fs_err::write(&path, &license.contents)?;
+        }
+        fs_err::write(staging.join("README.md"), crate::POOL_README)?;
+        replace_dir(&staging, dir)?;
+        Ok(())
+    }
+
+    /// Rewrites only `rotation.json` (atomically) in the pool's own directory.
+    pub fn save_rotation(&self) -> Result<(), PoolError> {
+        let dir = self
+            .dir
+            .as_ref()
+            .ok_or_else(|| PoolError::NotFound("this pool was not loaded from disk".into()))?;
+        let target = dir.join(ROTATION_FILE);
+        let tmp = dir.join(format!(".{ROTATION_FILE}.tmp-{}", std::process::id()));
+        write_json(&tmp, &self.rotation)?;
+        fs_err::rename(&tmp, &target)?;
+        Ok(())
+    }
+}
+
+/// The directory `Pool::bundled` loads.
+pub fn bundled_dir() -> Result<PathBuf, PoolError> {
+    if let Some(dir) = std::env::var_os(POOL_ENV) {
+        return Ok(PathBuf::from(dir));
+    }
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../pool");
+    if repo.join(INDEX_FILE).exists() {
+        return Ok(repo);
+    }
+    if let Ok(exe) = std::env::current_exe()
+        && let Some(dir) = exe.parent()
+    {
+        let beside = dir.join("pool");
+        if beside.join(INDEX_FILE).exists() {
+            return Ok(beside);
+        }
+    }
+    Err(PoolError::NotFound(format!(
+        "set {POOL_ENV} or run from the repository (looked in {})",
+        repo.display()
+    )))
+}
+
+/// The file family of a task id: its first path segment.
+pub fn family(id: &str) -> &str {
+    id.split('/').next().unwrap_or(id)
+}
+
+fn read_document<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<T, PoolError> {
+    let text = fs_err::read_to_string(path)?;
+    let de = &mut serde_json::Deserializer::from_str(&text);
+    serde_path_to_error::deserialize(de).map_err(|e| PoolError::Document {
+        file: path.to_path_buf(),
+        message: format!("at `{}`: {}", e.path(), e.inner()),
+    })
+}
+
+/// Reads a JSON Lines task file (gzip when the name ends in `.gz`), returning each task with
+/// its 1-based line number.
+pub fn read_task_file(path: &Path) -> Result<Vec<(usize, Task)>, PoolError> {
+    let file = fs_err::File::open(path)?;
+    let reader: Box<dyn Read> = if path.extension().is_some_and(|e| e == "gz") {
+        Box::new(GzDecoder::new(file))
+    } else {
+        Box::new(file)
+    };
+    let mut tasks = Vec::new();
+    for (i, line) in BufReader::new(reader).lines().enumerate() {
+        let line = line.map_err(|e| PoolError::Document {
+            file: path.to_path_buf(),
+            message: format!("line {}: {e}", i + 1),
+        })?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let de = &mut serde_json::Deserializer::from_str(&line);
+        let task: Task = serde_path_to_error::deserialize(de).map_err(|e| PoolError::Parse {
+            file: path.to_path_buf(),
+            line: i + 1,
+            path: e.path().to_string(),
+            message: e.inner().to_string(),
+        })?;
+        tasks.push((i + 1, task));
+    }
+    Ok(tasks)
+}
+
+fn write_task_file(path: &Path, tasks: &[&Task]) -> Result<(), PoolError> {
+    let file = fs_err::File::create(path)?;
+    // Level 9 and no timestamp/name in the header: the bytes depend on the content only.
+    let mut gz = flate2::GzBuilder::new()
+        .mtime(0)
+        .write(file, Compression::best());
+    for task in tasks {
+        serde_json::to_writer(&mut gz, task).map_err(std::io::Error::other)?;
+        gz.write_all(b"\n")?;
+    }
+    let file: fs_err::File = GzEncoder::finish(gz)?;
+    file.sync_all()?;
+    Ok(())
+}
+
+fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), PoolError> {
+    let mut text = serde_json::to_string_pretty(value).map_err(std::io::Error::other)?;
+    text.push('\n');
+    fs_err::write(path, text)?;
+    Ok(())
+}
+
+/// Moves `staging` to `dir`, keeping the old directory until the new one is in place.
+fn replace_dir(staging: &Path, dir: &Path) -> Result<(), PoolError> {
+    if dir.exists() {
+        let old = staging.with_extension("old");
+        if old.exists() {
+            fs_err::remove_dir_all(&old)?;
+        }
+        fs_err::rename(dir, &old)?;
+        if let Err(e) = fs_err::rename(staging, dir) {
+            // Put the old pool back so a failed import leaves nothing half-done.
+            fs_err::rename(&old, dir)?;
+            return Err(e.into());
+        }
+        fs_err::remove_dir_all(&old)?;
+    } else {
+        fs_err::rename(staging, dir)?;
+    }
+    Ok(())
+}

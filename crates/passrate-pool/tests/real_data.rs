@@ -1,0 +1,50 @@
+//! Parsing the real datasets (skipped when the data directory is absent).
+
+use std::collections::BTreeMap;
+
+use passrate_pool::import::pipeline::{default_data_dir, parse_all};
+use passrate_pool::tier::{factors_for, tier_for};
+use passrate_schema::{Language, Tier};
+
+#[test]
+fn parses_every_dataset() -> anyhow::Result<()> {
+    let data = default_data_dir();
+    if !data.join("humaneval").exists() {
+        eprintln!("skipping: no data at {}", data.display());
+        return Ok(());
+    }
+    let parsed = parse_all(&data)?;
+    assert_eq!(parsed.humaneval.len(), 164);
+    // One MBPP task names no function its code defines in its first assert.
+    assert!(parsed.mbpp.len() >= 970, "{}", parsed.mbpp.len());
+    let with_three = parsed
+        .humaneval
+        .iter()
+        .filter(|p| p.raw.variants.len() == 3)
+        .count();
+    assert_eq!(with_three, 164);
+    let mbpp_js = parsed
+        .mbpp
+        .iter()
+        .filter(|t| t.variants.contains_key(&Language::Javascript))
+        .count();
+    let mbpp_java = parsed
+        .mbpp
+        .iter()
+        .filter(|t| t.variants.contains_key(&Language::Java))
+        .count();
+    assert!(
+        mbpp_js > 900 && mbpp_java > 850,
+        "js {mbpp_js} java {mbpp_java}"
+    );
+    assert!(parsed.quixbugs.len() >= 25, "{}", parsed.quixbugs.len());
+    let mut tiers: BTreeMap<(String, Tier), usize> = BTreeMap::new();
+    for raw in parsed.base_tasks() {
+        let v = &raw.variants[&raw.primary];
+        let f = factors_for(raw.primary, &v.reference_solution, &raw.factor_prompt);
+        let family = raw.id.split('/').next().unwrap_or("").to_owned();
+        *tiers.entry((family, tier_for(&f))).or_default() += 1;
+    }
+    eprintln!("tier mix of base tasks: {tiers:?}");
+    Ok(())
+}
