@@ -1,1 +1,601 @@
-//! passrate-runner
+//! passrate-runner: judges candidate code against a task's tests, in Python, JavaScript and
+//! Java, with the verdict decided on the host.
+//!
+//! One execution per (candidate, task, language): a small harness per language runs inside
+//! the sandbox, reads test inputs from fd 3, calls the candidate, and writes typed results to
+//! fd 4 in nonce-stamped frames ([`protocol`]). Expected values never enter the sandbox; the
+//! host compares ([`compare`]) and decides the verdict. See AGENTS.md for the invariants.
+
+pub mod compare;
+mod harness;
+mod judge;
+pub mod protocol;
+
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::sync::Mutex;
+
+use passrate_sandbox::{ExecOutcome, ExecRequest, Limits, Sandbox, SandboxError};
+use passrate_schema::{ErrorInfo, Language, Reason, Task, TestCase, TestForm, Value, Verdict};
+
+pub use harness::{JAVA_HARNESS, NODE_HARNESS, PYTHON_HARNESS};
+pub use protocol::{Outcome, Transcript};
+
+use crate::judge::{Execution, Planned};
+use crate::protocol::{Mode, Request, RequestTest};
+
+/// CPU allowances of one language.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LanguageLimits {
+    /// CPU for everything but the tests: interpreter start, loading, compiling (Java's javac
+    /// runs in the same execution and is counted by the same cgroup).
+    pub startup_cpu_ms: u64,
+    /// The tests' overall CPU cap (a task's `limits.cpu_ms` overrides it).
+    pub tests_cpu_ms: u64,
+}
+
+/// How the runner sizes executions.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunnerOptions {
+    pub python: LanguageLimits,
+    pub javascript: LanguageLimits,
+    pub java: LanguageLimits,
+    /// Per-test CPU budget: `max(budget_floor_ms, budget_factor × reference CPU)`.
+    pub budget_factor: f64,
+    pub budget_floor_ms: u64,
+    /// CPU of the compile step (Java's javac; a cold compile takes 1.5–3 s of CPU).
+    pub compile_cpu_ms: u64,
+    /// The tests' CPU cap for intake runs of reference code (`record_calls`, `run_calls`).
+    pub intake_cpu_ms: u64,
+    /// Sandbox memory (cgroup) and runtime heap, unless the task overrides them.
+    pub memory_bytes: u64,
+    pub heap_bytes: u64,
+    pub pids: u32,
+    pub workdir_bytes: u64,
+    /// Cap of each output stream, the result channel included.
+    pub output_bytes: u64,
+}
+
+impl Default for RunnerOptions {
+    fn default() -> Self {
+        let defaults = Limits::default();
+        RunnerOptions {
+            python: LanguageLimits {
+                startup_cpu_ms: 1_000,
+                tests_cpu_ms: defaults.cpu_ms,
+            },
+            javascript: LanguageLimits {
+                startup_cpu_ms: 1_000,
+                tests_cpu_ms: defaults.cpu_ms,
+            },
+            java: LanguageLimits {
+                startup_cpu_ms: 1_500,
+                tests_cpu_ms: defaults.cpu_ms,
+            },
+            compile_cpu_ms: defaults.setup_cpu_ms,
+            budget_factor: 4.0,
+            budget_floor_ms: 100,
+            intake_cpu_ms: 20_000,
+            memory_bytes: defaults.memory_bytes,
+            heap_bytes: defaults.heap_bytes,
+            pids: defaults.pids,
+            workdir_bytes: defaults.workdir_bytes,
+            output_bytes: defaults.output_bytes,
+        }
+    }
+}
+
+impl RunnerOptions {
+    pub fn language(&self, language: Language) -> &LanguageLimits {
+        match language {
+            Language::Python => &self.python,
+            Language::Javascript => &self.javascript,
+            Language::Java => &self.java,
+        }
+    }
+}
+
+/// Failures that are not a verdict on the candidate: infrastructure faults (retry them) and
+/// unusable inputs from the caller.
+#[derive(Debug, thiserror::Error)]
+pub enum RunnerError {
+    #[error("failed to run in the sandbox")]
+    Sandbox(#[from] SandboxError),
+    /// No candidate code runs before the harness's first frame, so this is never the
+    /// candidate's doing.
+    #[error("{0}")]
+    HarnessDidNotStart(String),
+    #[error("failed to read random bytes for the channel nonce")]
+    Random(#[source] std::io::Error),
+    #[error("task {task} has no {language} variant")]
+    NoVariant { task: String, language: Language },
+    #[error("invalid task: {0}")]
+    InvalidTask(String),
+    #[error("recording calls is not supported for {0} (record in Python and use run_calls)")]
+    Unsupported(Language),
+    /// Reference code (intake) did not run to completion.
+    #[error("the reference did not run to completion ({reason}): {detail}")]
+    Reference { reason: Reason, detail: String },
+    /// The check code failed against the reference it was recording.
+    #[error("the check code failed on the reference: {}: {}", .0.kind, .0.message)]
+    CheckFailed(ErrorInfo),
+}
+
+impl RunnerError {
+    /// Faults of the machinery, to be retried and never counted against a model.
+    pub fn is_infrastructure(&self) -> bool {
+        matches!(
+            self,
+            RunnerError::Sandbox(_) | RunnerError::HarnessDidNotStart(_) | RunnerError::Random(_)
+        )
+    }
+}
+
+/// One call the check code made on the reference's entry point, with its outcome.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RecordedCall {
+    /// The arguments as they were before the call (encoded before the reference could
+    /// mutate them).
+    pub args: Vec<Value>,
+    pub outcome: Result<Value, ErrorInfo>,
+}
+
+/// Judges candidates through the sandbox. `Send + Sync`: share one across worker threads.
+pub struct Runner {
+    sandbox: Sandbox,
+    options: RunnerOptions,
+    runtimes: Mutex<BTreeMap<Language, String>>,
+}
+
+impl std::fmt::Debug for Runner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Runner")
+            .field("options", &self.options)
+            .finish()
+    }
+}
+
+fn nonce() -> Result<String, RunnerError> {
+    let mut bytes = [0u8; 16];
+    fs_err::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut bytes))
+        .map_err(RunnerError::Random)?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+fn check_name(what: &str, name: &str) -> Result<(), RunnerError> {
+    if harness::is_identifier(name) {
+        Ok(())
+    } else {
+        Err(RunnerError::InvalidTask(format!(
+            "{what} {name:?} is not an identifier"
+        )))
+    }
+}
+
+impl Runner {
+    pub fn new(sandbox: Sandbox, options: RunnerOptions) -> Runner {
+        Runner {
+            sandbox,
+            options,
+            runtimes: Mutex::new(BTreeMap::new()),
+        }
+    }
+
+    pub fn options(&self) -> &RunnerOptions {
+        &self.options
+    }
+
+    pub fn sandbox(&self) -> &Sandbox {
+        &self.sandbox
+    }
+
+    fn core(&self) -> Core<'_, impl Fn(&ExecRequest) -> Result<ExecOutcome, SandboxError> + '_> {
+        Core {
+            options: &self.options,
+            exec: move |r: &ExecRequest| self.sandbox.execute(r),
+            runtimes: &self.runtimes,
+        }
+    }
+
+    /// The runtime version the language's harness last reported (e.g. `python 3.11.2`), for
+    /// records.
+    pub fn runtime_version(&self, language: Language) -> Option<String> {
+        self.runtimes
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&language)
+            .cloned()
+    }
+
+    /// The execution's CPU limit: startup allowance plus `min(cap, Σ per-test budgets)`, a
+    /// budget being `max(floor, factor × reference CPU)`. Without calibration the cap applies.
+    pub fn cpu_limit_ms(&self, task: &Task, language: Language) -> u64 {
+        self.core().cpu_limit_ms(task, language)
+    }
+
+    /// Runs the task's tests for `language` on `candidate` (a complete answer; the variant's
+    /// preamble, if any, is put before it) in one execution and decides the verdict.
+    pub fn evaluate(
+        &self,
+        task: &Task,
+        language: Language,
+        candidate: &str,
+    ) -> Result<Verdict, RunnerError> {
+        self.core().evaluate(task, language, candidate)
+    }
+
+    /// Intake: runs `code` (a reference solution), then `check_code` (assertion-style tests)
+    /// with the entry point wrapped, recording each top-level call's arguments (encoded before
+    /// the call) and outcome. If the check code only defines `check(candidate)` (HumanEval),
+    /// it is called with the wrapped entry point. Python and JavaScript (CommonJS) only.
+    pub fn record_calls(
+        &self,
+        language: Language,
+        code: &str,
+        entry_point: &str,
+        check_code: &str,
+    ) -> Result<Vec<RecordedCall>, RunnerError> {
+        self.core()
+            .record_calls(language, code, entry_point, check_code)
+    }
+
+    /// Intake: runs `code` (a reference) on each argument list, in one execution, and returns
+    /// each call's outcome (to compute expected values). `class_name`: the class holding the
+    /// entry point (Java: defaults to `Solution`; static or instance method).
+    pub fn run_calls(
+        &self,
+        language: Language,
+        code: &str,
+        entry_point: &str,
+        class_name: Option<&str>,
+        calls: &[Vec<Value>],
+    ) -> Result<Vec<Result<Value, ErrorInfo>>, RunnerError> {
+        self.core()
+            .run_calls(language, code, entry_point, class_name, calls)
+    }
+}
+
+/// The runner's logic over any executor. Only [`Runner`] (the sandbox) constructs one outside
+/// tests: there is no unsandboxed path.
+struct Core<'a, E> {
+    options: &'a RunnerOptions,
+    exec: E,
+    runtimes: &'a Mutex<BTreeMap<Language, String>>,
+}
+
+impl<E: Fn(&ExecRequest) -> Result<ExecOutcome, SandboxError>> Core<'_, E> {
+    fn note_runtime(&self, language: Language, t: &Transcript) {
+        if let Some(r) = &t.runtime {
+            self.runtimes
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(language, r.clone());
+        }
+    }
+
+    /// The execution's CPU limit: startup allowance plus `min(cap, Σ per-test budgets)`.
+    /// Budgets need the reference's calibration; without it the cap applies.
+    fn cpu_limit_ms(&self, task: &Task, language: Language) -> u64 {
+        let lim = self.options.language(language);
+        let cap = task.limits.cpu_ms.unwrap_or(lim.tests_cpu_ms);
+        let planned: Vec<usize> = task.tests_for(language).map(|(i, _)| i).collect();
+        let refs = task.calibration.reference_test_cpu_us.get(&language);
+        // Calibration is aligned with the language's tests, or with all of the task's tests.
+        let per_test: Option<Vec<u64>> = refs.and_then(|r| {
+            if r.len() == planned.len() {
+                Some(r.clone())
+            } else if r.len() == task.tests.len() {
+                Some(planned.iter().map(|&i| r[i]).collect())
+            } else {
+                None
+            }
+        });
+        let tests_ms = match per_test {
+            Some(refs) => {
+                let floor_us = self.options.budget_floor_ms * 1000;
+                let total_us: u64 = refs
+                    .iter()
+                    .map(|&r| floor_us.max((r as f64 * self.options.budget_factor).ceil() as u64))
+                    .sum();
+                cap.min(total_us.div_ceil(1000))
+            }
+            None => cap,
+        };
+        lim.startup_cpu_ms + tests_ms.max(1)
+    }
+
+    fn limits(&self, cpu_ms: u64, task: Option<&Task>) -> Limits {
+        let o = &self.options;
+        let memory_bytes = task
+            .and_then(|t| t.limits.memory_mib)
+            .map_or(o.memory_bytes, |m| m << 20);
+        let heap_bytes = task
+            .and_then(|t| t.limits.heap_mib)
+            .map_or(o.heap_bytes, |m| m << 20);
+        Limits {
+            cpu_ms,
+            // Wall time only stops sleepers; CPU time decides, so load barely matters.
+            wall_ms: cpu_ms * 2 + 5_000,
+            memory_bytes,
+            heap_bytes,
+            pids: o.pids,
+            workdir_bytes: o.workdir_bytes,
+            output_bytes: o.output_bytes,
+            setup_cpu_ms: o.compile_cpu_ms,
+        }
+    }
+
+    fn execute(
+        &self,
+        layout: harness::Layout,
+        request: &Request<'_>,
+        limits: Limits,
+    ) -> Result<ExecOutcome, RunnerError> {
+        let exec = ExecRequest {
+            steps: layout.steps,
+            files: layout.files,
+            stdin: Vec::new(),
+            channel_input: request.to_bytes(),
+            limits,
+        };
+        Ok((self.exec)(&exec)?)
+    }
+
+    /// Runs the task's tests for `language` on `candidate` (a complete answer; the variant's
+    /// preamble, if any, is put before it) and decides the verdict.
+    fn evaluate(
+        &self,
+        task: &Task,
+        language: Language,
+        candidate: &str,
+    ) -> Result<Verdict, RunnerError> {
+        let variant = task
+            .variants
+            .get(&language)
+            .ok_or_else(|| RunnerError::NoVariant {
+                task: task.id.clone(),
+                language,
+            })?;
+        let source = match &variant.preamble {
+            Some(p) => format!("{p}\n{candidate}"),
+            None => candidate.to_owned(),
+        };
+        let planned: Vec<Planned<'_>> = task
+            .tests_for(language)
+            .map(|(index, test)| Planned {
+                index,
+                test,
+                comparator: task.comparator_for(test),
+            })
+            .collect();
+        let request_tests = request_tests(planned.iter().map(|p| p.test))?;
+        check_name("entry point", &variant.entry_point)?;
+        if let Some(c) = &variant.class_name {
+            check_name("class name", c)?;
+        }
+        let layout = harness::layout(language, &source, variant.class_name.as_deref(), None);
+        let nonce = nonce()?;
+        let compile_steps = layout.compile_steps;
+        let class = layout.class.clone();
+        let request = Request {
+            nonce: &nonce,
+            mode: Mode::Tests,
+            entry: &variant.entry_point,
+            class: class.as_deref(),
+            file: &layout.candidate_file.clone(),
+            check_file: None,
+            tests: &request_tests,
+        };
+        let limits = self.limits(self.cpu_limit_ms(task, language), Some(task));
+        let max_frame = limits.output_bytes as usize;
+        let outcome = self.execute(layout, &request, limits)?;
+        let transcript =
+            protocol::parse_transcript(&outcome.channel_output, &nonce, false, max_frame);
+        self.note_runtime(language, &transcript);
+        let ex = Execution {
+            task: &task.id,
+            language,
+            compile_steps,
+            outcome: &outcome,
+            transcript: &transcript,
+        };
+        if let Some(why) = judge::harness_missing(&ex) {
+            return Err(RunnerError::HarnessDidNotStart(why));
+        }
+        Ok(judge::judge(&ex, &planned))
+    }
+
+    /// Intake: runs `code` (a reference solution), then `check_code` (assertion-style tests)
+    /// with the entry point wrapped, recording each top-level call's arguments (before the
+    /// call) and outcome. If the check code only defines `check(candidate)` (HumanEval), it is
+    /// called with the wrapped entry point. Python and JavaScript (CommonJS) only.
+    fn record_calls(
+        &self,
+        language: Language,
+        code: &str,
+        entry_point: &str,
+        check_code: &str,
+    ) -> Result<Vec<RecordedCall>, RunnerError> {
+        if language == Language::Java {
+            return Err(RunnerError::Unsupported(language));
+        }
+        check_name("entry point", entry_point)?;
+        let layout = harness::layout(language, code, None, Some(check_code));
+        let check_file = match language {
+            Language::Python => "check.py",
+            _ => "check.js",
+        };
+        let nonce = nonce()?;
+        let file = layout.candidate_file.clone();
+        let request = Request {
+            nonce: &nonce,
+            mode: Mode::Record,
+            entry: entry_point,
+            class: None,
+            file: &file,
+            check_file: Some(check_file),
+            tests: &[],
+        };
+        let lim = self.options.language(language);
+        let limits = self.limits(lim.startup_cpu_ms + self.options.intake_cpu_ms, None);
+        let max_frame = limits.output_bytes as usize;
+        let outcome = self.execute(layout, &request, limits)?;
+        let t = protocol::parse_transcript(&outcome.channel_output, &nonce, true, max_frame);
+        self.note_runtime(language, &t);
+        self.intake_failure(language, 0, &outcome, &t)?;
+        if let Some(e) = t.check_error {
+            return Err(RunnerError::CheckFailed(e));
+        }
+        if !t.done || outcome.status != passrate_sandbox::ExecStatus::Ok {
+            let stop = judge::stop_reason(&outcome, &t);
+            return Err(RunnerError::Reference {
+                reason: stop.reason,
+                detail: stop.detail,
+            });
+        }
+        Ok(t.calls
+            .into_iter()
+            .map(|c| RecordedCall {
+                args: c.args,
+                outcome: c.outcome,
+            })
+            .collect())
+    }
+
+    /// Intake: runs `code` (a reference) on each argument list, in one execution, and returns
+    /// each call's outcome (to compute expected values). `class_name`: the class holding the
+    /// entry point (Java: defaults to `Solution`; static or instance method).
+    fn run_calls(
+        &self,
+        language: Language,
+        code: &str,
+        entry_point: &str,
+        class_name: Option<&str>,
+        calls: &[Vec<Value>],
+    ) -> Result<Vec<Result<Value, ErrorInfo>>, RunnerError> {
+        check_name("entry point", entry_point)?;
+        if let Some(c) = class_name {
+            check_name("class name", c)?;
+        }
+        let tests: Vec<RequestTest> = calls
+            .iter()
+            .map(|args| RequestTest::Call { args: args.clone() })
+            .collect();
+        let layout = harness::layout(language, code, class_name, None);
+        let compile_steps = layout.compile_steps;
+        let nonce = nonce()?;
+        let file = layout.candidate_file.clone();
+        let class = layout.class.clone();
+        let request = Request {
+            nonce: &nonce,
+            mode: Mode::Tests,
+            entry: entry_point,
+            class: class.as_deref(),
+            file: &file,
+            check_file: None,
+            tests: &tests,
+        };
+        let lim = self.options.language(language);
+        let limits = self.limits(lim.startup_cpu_ms + self.options.intake_cpu_ms, None);
+        let max_frame = limits.output_bytes as usize;
+        let outcome = self.execute(layout, &request, limits)?;
+        let t = protocol::parse_transcript(&outcome.channel_output, &nonce, false, max_frame);
+        self.note_runtime(language, &t);
+        self.intake_failure(language, compile_steps, &outcome, &t)?;
+        if t.tests.len() != calls.len()
+            || !t.done
+            || outcome.status != passrate_sandbox::ExecStatus::Ok
+        {
+            let stop = judge::stop_reason(&outcome, &t);
+            return Err(RunnerError::Reference {
+                reason: stop.reason,
+                detail: format!(
+                    "after {} of {} calls: {}",
+                    t.tests.len(),
+                    calls.len(),
+                    stop.detail
+                ),
+            });
+        }
+        t.tests
+            .into_iter()
+            .map(|f| match f.outcome {
+                Outcome::Single(r) => Ok(r),
+                Outcome::Steps(_) => Err(RunnerError::Reference {
+                    reason: Reason::RuntimeError,
+                    detail: "steps reported for a call".to_owned(),
+                }),
+            })
+            .collect()
+    }
+
+    /// The failures common to intake runs: no harness, compile and load errors.
+    fn intake_failure(
+        &self,
+        language: Language,
+        compile_steps: usize,
+        outcome: &ExecOutcome,
+        t: &Transcript,
+    ) -> Result<(), RunnerError> {
+        let ex = Execution {
+            task: "",
+            language,
+            compile_steps,
+            outcome,
+            transcript: t,
+        };
+        if let Some(why) = judge::harness_missing(&ex) {
+            return Err(RunnerError::HarnessDidNotStart(why));
+        }
+        if compile_steps > 0
+            && outcome.step < compile_steps
+            && outcome.status != passrate_sandbox::ExecStatus::Ok
+        {
+            return Err(RunnerError::Reference {
+                reason: Reason::CompileError,
+                detail: judge::tail(&outcome.stderr, 2000),
+            });
+        }
+        match &t.load {
+            protocol::Load::Failed(e) => Err(RunnerError::Reference {
+                reason: if e.kind == "MissingEntryPoint" {
+                    Reason::MissingEntryPoint
+                } else {
+                    Reason::RuntimeError
+                },
+                detail: format!("loading failed: {}: {}", e.kind, e.message),
+            }),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// The request form of tests: inputs only, never expected values.
+fn request_tests<'a>(
+    tests: impl Iterator<Item = &'a TestCase>,
+) -> Result<Vec<RequestTest>, RunnerError> {
+    tests
+        .map(|t| match &t.form {
+            TestForm::Call { args, .. } => Ok(RequestTest::Call { args: args.clone() }),
+            TestForm::Sequence {
+                constructor_args,
+                steps,
+            } => {
+                for s in steps {
+                    check_name("method", &s.method)?;
+                }
+                Ok(RequestTest::Sequence {
+                    constructor_args: constructor_args.clone(),
+                    steps: steps
+                        .iter()
+                        .map(|s| (s.method.clone(), s.args.clone()))
+                        .collect(),
+                })
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod direct;

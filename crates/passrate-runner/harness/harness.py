@@ -1,0 +1,265 @@
+# passrate Python harness: runs inside the sandbox. Reads the request from fd 3, loads the
+# candidate, calls it, and writes framed typed results to fd 4. It never compares anything:
+# expected values are not here, the host judges.
+import sys, os, json, time, traceback, builtins
+
+
+def _main():
+    # Everything the harness needs is bound to locals now, before any candidate code runs, so
+    # rebinding builtins, json, os or this module's globals later cannot reach the harness.
+    _write, _read, _close = os.write, os.read, os.close
+    _type, _len, _isinstance, _id = type, len, isinstance, id
+    _int, _float, _str, _bool, _list, _tuple, _dict = int, float, str, bool, list, tuple, dict
+    _set, _frozenset, _none = set, frozenset, type(None)
+    _int_repr, _float_repr = int.__repr__, float.__repr__
+    _quote = json.encoder.encode_basestring_ascii  # C function: cannot be monkeypatched
+    _cpu = time.process_time_ns
+    _BaseException, _Exception = BaseException, Exception
+    _enc_utf8 = str.encode
+    _join = "".join
+    _exit = os._exit
+    if hasattr(sys, "set_int_max_str_digits"):
+        sys.set_int_max_str_digits(0)
+
+    chunks = []
+    while True:
+        b = _read(3, 1 << 20)
+        if not b:
+            break
+        chunks.append(b)
+    _close(3)
+    req = json.loads(b"".join(chunks))
+    os.set_inheritable(4, False)
+    nonce = req["nonce"]
+    seq = [0]
+    # Each value level is up to 3 JSON levels; the host parser stops at 128.
+    max_depth = 40
+
+    def send(payload):
+        data = _enc_utf8(payload, "utf-8")
+        head = _enc_utf8("PASSRATE %s %d %d\n" % (nonce, seq[0], _len(data)), "ascii")
+        seq[0] += 1
+        buf = head + data + b"\n"
+        while buf:
+            n = _write(4, buf)
+            buf = buf[n:]
+
+    def enc(x, depth, out):
+        t = _type(x)
+        if depth > max_depth:
+            out.append('{"opaque":"too deep"}')
+        elif x is None:
+            out.append("null")
+        elif t is _bool:
+            out.append("true" if x else "false")
+        elif t is _int:
+            out.append('{"int":"' + _int_repr(x) + '"}')
+        elif t is _float:
+            if x != x:
+                out.append('{"float":"nan"}')
+            elif x == 1e999:
+                out.append('{"float":"inf"}')
+            elif x == -1e999:
+                out.append('{"float":"-inf"}')
+            else:
+                out.append('{"float":' + _float_repr(x) + "}")
+        elif t is _str:
+            try:
+                _enc_utf8(x, "utf-8")
+            except UnicodeEncodeError:
+                out.append('{"opaque":"str with lone surrogates"}')
+                return
+            out.append(_quote(x))
+        elif t is _list or t is _tuple or t is _set or t is _frozenset:
+            if t is _tuple:
+                out.append('{"tuple":[')
+            elif t is _list:
+                out.append("[")
+            else:
+                out.append('{"set":[')
+            first = True
+            for item in _list(x) if t is not _list else x[:]:
+                if not first:
+                    out.append(",")
+                first = False
+                enc(item, depth + 1, out)
+            out.append("]" if t is _list else "]}")
+        elif t is _dict:
+            out.append('{"map":[')
+            first = True
+            for k, v in _list(_dict.items(x)):
+                if not first:
+                    out.append(",")
+                first = False
+                out.append("[")
+                enc(k, depth + 1, out)
+                out.append(",")
+                enc(v, depth + 1, out)
+                out.append("]")
+            out.append("]}")
+        else:
+            try:
+                name = t.__qualname__
+                if _type(name) is not _str:
+                    name = "object"
+            except _BaseException:
+                name = "object"
+            out.append('{"opaque":' + _quote(name) + "}")
+
+    def encode(x):
+        # A value that cannot even be walked (e.g. a dict mutated by a thread) is opaque.
+        out = []
+        try:
+            enc(x, 0, out)
+        except RecursionError:
+            return '{"opaque":"too deep"}'
+        except _BaseException as e:
+            return '{"opaque":' + _quote("unencodable " + _type(e).__name__) + "}"
+        return _join(out)
+
+    def dec(j):
+        t = _type(j)
+        if j is None or t is _bool or t is _str:
+            return j
+        if t is _list:
+            return [dec(v) for v in j]
+        (tag, v), = j.items()
+        if tag == "int":
+            return _int(v)
+        if tag == "float":
+            return _float(v)
+        if tag == "tuple":
+            return _tuple(dec(i) for i in v)
+        if tag == "set":
+            return _set(dec(i) for i in v)
+        if tag == "map":
+            return {dec(k): dec(w) for k, w in v}
+        raise ValueError("cannot decode %r" % tag)
+
+    def error_json(e):
+        t = _type(e)
+        try:
+            name = t.__name__ if t.__module__ == "builtins" else t.__module__ + "." + t.__qualname__
+        except _BaseException:
+            name = "BaseException"
+        try:
+            msg = _str(e)
+            if _type(msg) is not _str:
+                msg = ""
+        except _BaseException:
+            msg = "<unprintable>"
+        if _len(msg) > 1000:
+            msg = msg[:1000] + "..."
+        return '{"kind":' + _quote(name) + ',"message":' + _quote(msg) + "}"
+
+    def outcome(fn, args):
+        # Returns the encoded result and the CPU time; the result is encoded at once so a
+        # mutable alias kept by the candidate cannot change it afterwards.
+        t0 = _cpu()
+        try:
+            r = fn(*args)
+        except _BaseException as e:  # SystemExit and KeyboardInterrupt too
+            t1 = _cpu()
+            return '{"error":' + error_json(e) + "}", (t1 - t0) // 1000
+        t1 = _cpu()
+        return '{"ok":' + encode(r) + "}", (t1 - t0) // 1000
+
+    send('{"hello":{"runtime":' + _quote("python " + sys.version.split()[0]) + "}}")
+
+    ns = {"__name__": "solution", "__builtins__": builtins}
+    try:
+        with open(req["file"], "r", encoding="utf-8") as f:
+            src = f.read()
+        code = compile(src, req["file"], "exec")
+        exec(code, ns)
+        target_name = req.get("class") or req["entry"]
+        if req["mode"] == "tests" and target_name not in ns:
+            send('{"load_error":{"kind":"MissingEntryPoint","message":' + _quote(target_name) + "}}")
+            _exit(0)
+    except _BaseException as e:
+        send('{"load_error":' + error_json(e) + "}")
+        _exit(0)
+    send('{"loaded":null}')
+
+    if req["mode"] == "record":
+        entry = req["entry"]
+        original = ns.get(entry)
+        if not callable(original):
+            send('{"load_error":{"kind":"MissingEntryPoint","message":' + _quote(entry) + "}}")
+            _exit(0)
+        depth = [0]
+        count = [0]
+
+        def recorder(*args, **kwargs):
+            if kwargs or depth[0] > 0:
+                # Keyword calls cannot be replayed positionally; inner (recursive) calls are
+                # the reference's own business.
+                if kwargs and depth[0] == 0:
+                    raise TypeError("passrate: keyword arguments are not recorded")
+                return original(*args, **kwargs)
+            args_json = "[" + ",".join(encode(a) for a in args) + "]"
+            depth[0] += 1
+            try:
+                r = original(*args)
+            except _BaseException as e:
+                send('{"call":{"args":' + args_json + ',"error":' + error_json(e) + "}}")
+                raise
+            finally:
+                depth[0] -= 1
+            send('{"call":{"args":' + args_json + ',"ok":' + encode(r) + "}}")
+            count[0] += 1
+            return r
+
+        ns[entry] = recorder
+        try:
+            with open(req["check_file"], "r", encoding="utf-8") as f:
+                check_src = f.read()
+            exec(compile(check_src, req["check_file"], "exec"), ns)
+            if count[0] == 0 and callable(ns.get("check")):
+                ns["check"](recorder)
+        except _BaseException as e:
+            send('{"check_error":' + error_json(e) + "}")
+            _exit(0)
+        send('{"done":null}')
+        _exit(0)
+
+    cls = None
+    if req.get("class"):
+        cls = ns[req["class"]]
+    for i, test in enumerate(req["tests"]):
+        if "steps" in test:
+            t0 = _cpu()
+            try:
+                obj = cls(*dec(test["ctor"]))
+            except _BaseException as e:
+                send('{"test":%d,"result":{"error":%s},"cpu_us":%d}' % (i, error_json(e), (_cpu() - t0) // 1000))
+                continue
+            parts = []
+            total = (_cpu() - t0) // 1000
+            for step in test["steps"]:
+                try:
+                    fn = getattr(obj, step["method"])
+                except _BaseException as e:
+                    parts.append('{"error":' + error_json(e) + "}")
+                    continue
+                res, us = outcome(fn, dec(step["args"]))
+                total += us
+                parts.append(res)
+            send('{"test":%d,"result":{"steps":[%s]},"cpu_us":%d}' % (i, ",".join(parts), total))
+        else:
+            if cls is not None:
+                try:
+                    fn = getattr(cls(), req["entry"])
+                except _BaseException as e:
+                    send('{"test":%d,"result":{"error":%s},"cpu_us":0}' % (i, error_json(e)))
+                    continue
+            else:
+                fn = ns[req["entry"]]
+            res, us = outcome(fn, dec(test["args"]))
+            send('{"test":%d,"result":%s,"cpu_us":%d}' % (i, res, us))
+    send('{"done":null}')
+    # Leave without running candidate atexit handlers or waiting for its threads.
+    _exit(0)
+
+
+_main()

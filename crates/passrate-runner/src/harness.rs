@@ -1,0 +1,262 @@
+//! Language adapters: the embedded harness sources and how each language's execution is laid
+//! out in the sandbox (files, compile step, run step).
+
+use passrate_sandbox::{InputFile, Program};
+use passrate_schema::Language;
+
+/// The Python harness (run as `python3 -I -B`).
+pub const PYTHON_HARNESS: &str = include_str!("../harness/harness.py");
+/// The Node.js harness (CommonJS; loads CommonJS and ESM candidates).
+pub const NODE_HARNESS: &str = include_str!("../harness/harness.js");
+/// The Java harness (compiled beside the candidate with `javac -proc:none`).
+pub const JAVA_HARNESS: &str = include_str!("../harness/PassrateHarness.java");
+
+const PY_HARNESS_FILE: &str = "passrate_harness.py";
+const JS_HARNESS_FILE: &str = "passrate_harness.cjs";
+const JAVA_HARNESS_FILE: &str = "PassrateHarness.java";
+const JAVA_HARNESS_CLASS: &str = "PassrateHarness";
+
+/// The files and steps of one execution, before limits and the request are attached.
+#[derive(Clone, Debug)]
+pub(crate) struct Layout {
+    pub files: Vec<InputFile>,
+    pub steps: Vec<Program>,
+    /// The candidate's file name, as the harness is told.
+    pub candidate_file: String,
+    /// Steps before the run step (Java's compile).
+    pub compile_steps: usize,
+    /// The class the harness loads (Java: always set; others: sequence tests' class).
+    pub class: Option<String>,
+}
+
+fn file(path: &str, contents: &str) -> InputFile {
+    InputFile {
+        path: path.to_owned(),
+        contents: contents.as_bytes().to_vec(),
+        executable: false,
+    }
+}
+
+/// Lays out an execution of `source` (candidate or reference) with an optional check file.
+pub(crate) fn layout(
+    language: Language,
+    source: &str,
+    class: Option<&str>,
+    check: Option<&str>,
+) -> Layout {
+    match language {
+        Language::Python => {
+            let mut files = vec![
+                file(PY_HARNESS_FILE, PYTHON_HARNESS),
+                file("solution.py", source),
+            ];
+            if let Some(check) = check {
+                files.push(file("check.py", check));
+            }
+            Layout {
+                files,
+                steps: vec![Program::Python {
+                    script: PY_HARNESS_FILE.to_owned(),
+                    args: Vec::new(),
+                }],
+                candidate_file: "solution.py".to_owned(),
+                compile_steps: 0,
+                class: class.map(str::to_owned),
+            }
+        }
+        Language::Javascript => {
+            let mut files = vec![
+                file(JS_HARNESS_FILE, NODE_HARNESS),
+                file("solution.js", source),
+            ];
+            if let Some(check) = check {
+                files.push(file("check.js", check));
+            }
+            Layout {
+                files,
+                steps: vec![Program::Node {
+                    script: JS_HARNESS_FILE.to_owned(),
+                    args: Vec::new(),
+                }],
+                candidate_file: "solution.js".to_owned(),
+                compile_steps: 0,
+                class: class.map(str::to_owned),
+            }
+        }
+        Language::Java => {
+            let (file_name, package) = java_file_name(source);
+            let class = class.unwrap_or("Solution");
+            let qualified = match package {
+                Some(p) => format!("{p}.{class}"),
+                None => class.to_owned(),
+            };
+            Layout {
+                files: vec![
+                    file(&file_name, source),
+                    file(JAVA_HARNESS_FILE, JAVA_HARNESS),
+                ],
+                steps: vec![
+                    Program::Javac {
+                        sources: vec![file_name.clone(), JAVA_HARNESS_FILE.to_owned()],
+                    },
+                    Program::Java {
+                        main_class: JAVA_HARNESS_CLASS.to_owned(),
+                        args: Vec::new(),
+                    },
+                ],
+                candidate_file: file_name,
+                compile_steps: 1,
+                class: Some(qualified),
+            }
+        }
+    }
+}
+
+/// A Java source file must be named after its public top-level type, if it has one.
+fn java_file_name(source: &str) -> (String, Option<String>) {
+    let mut package = None;
+    let mut public = None;
+    let mut depth = 0i32;
+    for line in strip_java_comments(source).lines() {
+        let trimmed = line.trim_start();
+        if depth == 0 {
+            if let Some(rest) = trimmed.strip_prefix("package ") {
+                let name: String = rest
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '.' || *c == '_')
+                    .collect();
+                if !name.is_empty() {
+                    package = Some(name);
+                }
+            }
+            if public.is_none() {
+                public = public_type_name(trimmed);
+            }
+        }
+        for c in line.chars() {
+            match c {
+                '{' => depth += 1,
+                '}' => depth -= 1,
+                _ => {}
+            }
+        }
+    }
+    let name = public.unwrap_or_else(|| "Solution".to_owned());
+    (format!("{name}.java"), package)
+}
+
+fn public_type_name(line: &str) -> Option<String> {
+    let mut words = line.split_whitespace().peekable();
+    if words.next()? != "public" {
+        return None;
+    }
+    while let Some(w) = words.next() {
+        match w {
+            "final" | "abstract" | "static" | "sealed" | "strictfp" => continue,
+            "class" | "interface" | "enum" | "record" => {
+                let name: String = words
+                    .next()?
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '$')
+                    .collect();
+                return (!name.is_empty()).then_some(name);
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// Removes comments and string contents so that braces and keywords inside them do not count.
+fn strip_java_comments(source: &str) -> String {
+    let mut out = String::with_capacity(source.len());
+    let mut chars = source.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '/' if chars.peek() == Some(&'/') => {
+                for c in chars.by_ref() {
+                    if c == '\n' {
+                        out.push('\n');
+                        break;
+                    }
+                }
+            }
+            '/' if chars.peek() == Some(&'*') => {
+                chars.next();
+                let mut prev = ' ';
+                for c in chars.by_ref() {
+                    if c == '\n' {
+                        out.push('\n');
+                    }
+                    if prev == '*' && c == '/' {
+                        break;
+                    }
+                    prev = c;
+                }
+            }
+            '"' | '\'' => {
+                let quote = c;
+                out.push(quote);
+                let mut escaped = false;
+                for c in chars.by_ref() {
+                    if c == '\n' {
+                        out.push('\n');
+                    }
+                    if escaped {
+                        escaped = false;
+                    } else if c == '\\' {
+                        escaped = true;
+                    } else if c == quote {
+                        break;
+                    }
+                }
+                out.push(quote);
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// Names the harness splices into code (JavaScript) or looks up must be plain identifiers.
+pub(crate) fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '$')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn java_files_are_named_after_their_public_class() {
+        assert_eq!(java_file_name("class Solution {}").0, "Solution.java");
+        assert_eq!(
+            java_file_name(
+                "import java.util.*;\npublic final class Main {\n public class Inner {}\n}"
+            )
+            .0,
+            "Main.java"
+        );
+        let (name, package) =
+            java_file_name("// public class Fake {}\npackage a.b;\npublic class X {}");
+        assert_eq!(name, "X.java");
+        assert_eq!(package.as_deref(), Some("a.b"));
+        assert_eq!(
+            java_file_name("class A { String s = \"public class B {\"; }").0,
+            "Solution.java"
+        );
+    }
+
+    #[test]
+    fn identifiers() {
+        assert!(is_identifier("has_close_elements"));
+        assert!(is_identifier("$x1"));
+        assert!(!is_identifier("1x"));
+        assert!(!is_identifier("a; process.exit()"));
+        assert!(!is_identifier(""));
+    }
+}

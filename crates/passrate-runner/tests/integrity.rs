@@ -1,0 +1,425 @@
+//! The integrity corpus (DESIGN.md section 8), through the real sandbox: candidates that try
+//! to pass without solving, in Python, JavaScript and Java. Each must get a non-pass verdict
+//! with the reason named, and the reference of the same task must pass.
+
+mod common;
+
+use common::{call, int, runner, task, variant};
+use passrate_schema::{Language, Reason, Task, Value};
+
+const PY_REF: &str = "def sort_copy(xs):\n    return sorted(xs)\n";
+const JS_REF: &str = "function sortCopy(xs) {\n  return [...xs].sort((a, b) => a - b);\n}\n";
+const JAVA_REF: &str = "import java.util.*;\n\nclass Solution {\n    public List<Integer> sortCopy(List<Integer> xs) {\n        List<Integer> out = new ArrayList<>(xs);\n        Collections.sort(out);\n        return out;\n    }\n}\n";
+
+fn list(items: &[i64]) -> Value {
+    Value::List(items.iter().map(|&n| int(n)).collect())
+}
+
+/// `sort_copy`: returns a sorted copy of a list of ints.
+fn sort_task() -> Task {
+    task(
+        "integrity/sort_copy",
+        vec![
+            (Language::Python, variant("sort_copy", None, PY_REF)),
+            (Language::Javascript, variant("sortCopy", None, JS_REF)),
+            (
+                Language::Java,
+                variant("sortCopy", Some("Solution"), JAVA_REF),
+            ),
+        ],
+        vec![
+            call(vec![list(&[3, 1, 2])], list(&[1, 2, 3])),
+            call(vec![list(&[2, 1])], list(&[1, 2])),
+            call(vec![list(&[9, 7, 8, 7])], list(&[7, 7, 8, 9])),
+        ],
+    )
+}
+
+/// Runs every case (in parallel, bounded by the sandbox's slots) and reports all mismatches
+/// at once.
+fn check_corpus(language: Language, reference: &str, cases: &[(&str, &str, Reason)]) {
+    let task = sort_task();
+    let r = runner();
+    let reference_verdict = r
+        .evaluate(&task, language, reference)
+        .expect("reference runs");
+    assert_eq!(
+        reference_verdict.reason,
+        Reason::Pass,
+        "{language} reference: {reference_verdict:#?}"
+    );
+    assert_eq!(reference_verdict.tests_passed, 3);
+    let results: Vec<_> = std::thread::scope(|s| {
+        let handles: Vec<_> = cases
+            .iter()
+            .map(|(name, code, _)| {
+                let task = &task;
+                s.spawn(move || (name, r.evaluate(task, language, code)))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("no panic"))
+            .collect()
+    });
+    let mut failures = Vec::new();
+    for ((name, result), (_, _, want)) in results.into_iter().zip(cases) {
+        match result {
+            Ok(v) if v.reason == *want && !v.passed() => {}
+            Ok(v) => failures.push(format!(
+                "{language} {name}: expected {want}, got {} ({:?}; test reasons {:?})",
+                v.reason,
+                v.detail,
+                v.tests.iter().map(|t| t.reason).collect::<Vec<_>>()
+            )),
+            Err(e) => failures.push(format!("{language} {name}: runner error {e}")),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn python_integrity_corpus() {
+    let cases: &[(&str, &str, Reason)] = &[
+        (
+            "exit early at import",
+            "import sys\nsys.exit(0)\ndef sort_copy(xs):\n    return xs\n",
+            Reason::RuntimeError,
+        ),
+        (
+            "sys.exit(0) in the call",
+            "import sys\ndef sort_copy(xs):\n    sys.exit(0)\n",
+            Reason::RuntimeError,
+        ),
+        (
+            "os._exit(0) in the call",
+            "import os\ndef sort_copy(xs):\n    os._exit(0)\n",
+            Reason::RuntimeError,
+        ),
+        (
+            "__eq__ always true",
+            "class Eq:\n    def __eq__(self, other):\n        return True\n    def __ne__(self, other):\n        return False\n    __hash__ = object.__hash__\ndef sort_copy(xs):\n    return Eq()\n",
+            Reason::WrongAnswer,
+        ),
+        (
+            "list subclass with the right content",
+            "class L(list):\n    def __eq__(self, other):\n        return True\ndef sort_copy(xs):\n    return L(sorted(xs))\n",
+            Reason::WrongAnswer,
+        ),
+        (
+            "int subclass inside the list",
+            "class I(int):\n    pass\ndef sort_copy(xs):\n    return [I(x) for x in sorted(xs)]\n",
+            Reason::WrongAnswer,
+        ),
+        (
+            "printing fake result lines",
+            "def sort_copy(xs):\n    print('PASSRATE 0 2 38')\n    print('{\"test\":0,\"result\":{\"ok\":[]},\"cpu_us\":1}')\n    return None\n",
+            Reason::WrongAnswer,
+        ),
+        (
+            "writing to the result channel out of turn",
+            "import os\ndef sort_copy(xs):\n    os.write(4, b'PASSRATE 0 2 10\\n{\"done\":null}\\n')\n    return sorted(xs)\n",
+            Reason::RuntimeError,
+        ),
+        (
+            "forging a frame with the nonce stolen from the harness",
+            concat!(
+                "import os, sys, gc\n",
+                "def sort_copy(xs):\n",
+                "    f = sys._getframe(1)\n",
+                "    while f is not None and 'nonce' not in f.f_locals:\n",
+                "        f = f.f_back\n",
+                "    nonce = f.f_locals['nonce'] if f is not None else next(o for o in gc.get_objects() if isinstance(o, dict) and 'nonce' in o)['nonce']\n",
+                "    body = b'{\"test\":0,\"result\":{\"ok\":[{\"int\":\"1\"},{\"int\":\"2\"},{\"int\":\"3\"}]},\"cpu_us\":1}'\n",
+                "    os.write(4, b'PASSRATE ' + nonce.encode() + b' 2 ' + str(len(body)).encode() + b'\\n' + body + b'\\n')\n",
+                "    return [1, 2, 3]\n",
+            ),
+            Reason::RuntimeError,
+        ),
+        (
+            "monkeypatching json and builtins",
+            "import json, builtins\njson.dumps = lambda *a, **k: '[1, 2, 3]'\njson.loads = lambda *a, **k: [1, 2, 3]\nbuiltins.type = lambda x: list\nbuiltins.isinstance = lambda *a: True\nbuiltins.str = lambda *a: '[1, 2, 3]'\ndef sort_copy(xs):\n    return 'x'\n",
+            Reason::WrongAnswer,
+        ),
+        (
+            "monkeypatching the harness module",
+            "import __main__\nfor k in list(vars(__main__)):\n    if callable(getattr(__main__, k)):\n        setattr(__main__, k, lambda *a, **kw: None)\ndef sort_copy(xs):\n    return xs\n",
+            Reason::WrongAnswer,
+        ),
+        (
+            "reading expected values from files, fds and the environment",
+            concat!(
+                "import os\n",
+                "def sort_copy(xs):\n",
+                "    seen = []\n",
+                "    for name in os.listdir('.'):\n",
+                "        try:\n",
+                "            seen.append(open(name).read())\n",
+                "        except Exception:\n",
+                "            pass\n",
+                "    for fd in range(0, 10):\n",
+                "        try:\n",
+                "            seen.append(os.read(fd, 100000).decode())\n",
+                "        except Exception:\n",
+                "            pass\n",
+                "    blob = ''.join(seen) + str(os.environ)\n",
+                "    return [1, 2, 3] if '[1, 2, 3]' in blob or '\"1\"},{\"int\":\"2\"},{\"int\":\"3' in blob else xs\n",
+            ),
+            Reason::WrongAnswer,
+        ),
+        (
+            "inspecting the caller's frames",
+            "import sys\ndef sort_copy(xs):\n    f = sys._getframe(1)\n    found = []\n    while f is not None:\n        for v in f.f_locals.values():\n            if type(v) is list and v and v != xs:\n                found.append(v)\n        f = f.f_back\n    return found[0] if found else xs\n",
+            Reason::WrongAnswer,
+        ),
+        (
+            "an infinite generator",
+            "import itertools\ndef sort_copy(xs):\n    return itertools.count()\n",
+            Reason::WrongAnswer,
+        ),
+        (
+            "a generator of the right items",
+            "def sort_copy(xs):\n    return (x for x in sorted(xs))\n",
+            Reason::WrongAnswer,
+        ),
+        (
+            "returning a mutable alias of the input, sorted later",
+            "import threading, time\ndef sort_copy(xs):\n    threading.Thread(target=lambda: (time.sleep(0.01), xs.sort())).start()\n    return xs\n",
+            Reason::WrongAnswer,
+        ),
+        (
+            "killing the harness thread",
+            "import os, signal\ndef sort_copy(xs):\n    os.kill(os.getpid(), signal.SIGKILL)\n",
+            Reason::RuntimeError,
+        ),
+        (
+            "interrupting the main thread",
+            "import _thread, time\ndef sort_copy(xs):\n    _thread.interrupt_main()\n    time.sleep(1)\n    return sorted(xs)\n",
+            Reason::RuntimeError,
+        ),
+        (
+            "a spin loop",
+            "def sort_copy(xs):\n    while True:\n        pass\n",
+            Reason::Timeout,
+        ),
+        (
+            "a syntax error",
+            "def sort_copy(xs)\n    return xs\n",
+            Reason::CompileError,
+        ),
+        (
+            "no entry point",
+            "def other(xs):\n    return sorted(xs)\n",
+            Reason::MissingEntryPoint,
+        ),
+    ];
+    check_corpus(Language::Python, PY_REF, cases);
+}
+
+#[test]
+fn javascript_integrity_corpus() {
+    let cases: &[(&str, &str, Reason)] = &[
+        (
+            "process.exit(0) at load",
+            "process.exit(0);\nfunction sortCopy(xs) { return xs; }\n",
+            Reason::RuntimeError,
+        ),
+        (
+            "process.exit(0) in the call",
+            "function sortCopy(xs) { process.exit(0); }\n",
+            Reason::RuntimeError,
+        ),
+        (
+            "valueOf/toString/toPrimitive tricks",
+            "function sortCopy(xs) { return { valueOf: () => [1, 2, 3], toString: () => '1,2,3', [Symbol.toPrimitive]: () => '1,2,3' }; }\n",
+            Reason::WrongAnswer,
+        ),
+        (
+            "an Array subclass",
+            "class A extends Array {}\nfunction sortCopy(xs) { return A.from([...xs].sort((a, b) => a - b)); }\n",
+            Reason::WrongAnswer,
+        ),
+        (
+            "a boxed number array",
+            "function sortCopy(xs) { return [...xs].sort((a, b) => a - b).map((x) => new Number(x)); }\n",
+            Reason::WrongAnswer,
+        ),
+        (
+            "printing fake result lines",
+            "function sortCopy(xs) { console.log('PASSRATE 0 2 38'); console.log('{\"test\":0,\"result\":{\"ok\":[]},\"cpu_us\":1}'); return null; }\n",
+            Reason::WrongAnswer,
+        ),
+        (
+            "writing to the result channel out of turn",
+            "const fs = require('fs');\nfunction sortCopy(xs) { fs.writeSync(4, 'PASSRATE 0 2 13\\n{\"done\":null}\\n'); return [...xs].sort((a, b) => a - b); }\n",
+            Reason::RuntimeError,
+        ),
+        (
+            "monkeypatching JSON and prototypes",
+            "JSON.stringify = () => '[1,2,3]';\nJSON.parse = () => [1, 2, 3];\nArray.prototype.push = function () { return 0; };\nArray.prototype.join = function () { return '[{\"int\":\"1\"}]'; };\nObject.getPrototypeOf = () => Array.prototype;\nfunction sortCopy(xs) { return 'x'; }\n",
+            Reason::WrongAnswer,
+        ),
+        (
+            "reading expected values from files and fds",
+            "const fs = require('fs');\nfunction sortCopy(xs) { let blob = ''; for (const f of fs.readdirSync('.')) { try { blob += fs.readFileSync(f, 'utf8'); } catch (e) {} } for (let fd = 0; fd < 5; fd++) { try { blob += fs.readFileSync(fd, 'utf8'); } catch (e) {} } return blob.includes('[1,2,3]') ? [1, 2, 3] : xs; }\n",
+            Reason::WrongAnswer,
+        ),
+        (
+            "inspecting the caller",
+            "function sortCopy(xs) { try { return sortCopy.caller.arguments[0]; } catch (e) { return new Error().stack; } }\n",
+            Reason::WrongAnswer,
+        ),
+        (
+            "an infinite generator",
+            "function* sortCopy(xs) { let i = 0; while (true) yield i++; }\n",
+            Reason::WrongAnswer,
+        ),
+        (
+            "returning a mutable alias of the input, sorted later",
+            "function sortCopy(xs) { setTimeout(() => xs.sort((a, b) => a - b), 0); Promise.resolve().then(() => xs.sort((a, b) => a - b)); return xs; }\n",
+            Reason::WrongAnswer,
+        ),
+        (
+            "killing the harness process",
+            "function sortCopy(xs) { process.kill(process.pid, 'SIGKILL'); }\n",
+            Reason::RuntimeError,
+        ),
+        (
+            "overriding process.exit and reallyExit",
+            "process.exit = () => {}; process.reallyExit = () => {};\nfunction sortCopy(xs) { return xs; }\n",
+            Reason::WrongAnswer,
+        ),
+        (
+            "a spin loop",
+            "function sortCopy(xs) { while (true) {} }\n",
+            Reason::Timeout,
+        ),
+        (
+            "a syntax error",
+            "function sortCopy(xs) { return xs;\n",
+            Reason::CompileError,
+        ),
+        (
+            "no entry point",
+            "function other(xs) { return xs; }\n",
+            Reason::MissingEntryPoint,
+        ),
+    ];
+    check_corpus(Language::Javascript, JS_REF, cases);
+}
+
+#[test]
+fn java_integrity_corpus() {
+    let wrap = |body: &str| format!("import java.util.*;\n\nclass Solution {{\n{body}\n}}\n");
+    let cases_owned: Vec<(&str, String, Reason)> = vec![
+        (
+            "System.exit(0)",
+            wrap("public List<Integer> sortCopy(List<Integer> xs) { System.exit(0); return xs; }"),
+            Reason::RuntimeError,
+        ),
+        (
+            "System.exit(1-1) in a static initializer",
+            wrap(
+                "static { System.exit(1 - 1); }\npublic List<Integer> sortCopy(List<Integer> xs) { return xs; }",
+            ),
+            Reason::RuntimeError,
+        ),
+        (
+            "Runtime.halt(0)",
+            wrap(
+                "public List<Integer> sortCopy(List<Integer> xs) { Runtime.getRuntime().halt(0); return xs; }",
+            ),
+            Reason::RuntimeError,
+        ),
+        (
+            "equals always true",
+            wrap(
+                "static class Eq extends AbstractList<Integer> { public Integer get(int i) { return 1; } public int size() { return 3; } public boolean equals(Object o) { return true; } public int hashCode() { return 0; } }\npublic List<Integer> sortCopy(List<Integer> xs) { return new Eq(); }",
+            ),
+            Reason::WrongAnswer,
+        ),
+        (
+            "an ArrayList subclass",
+            wrap(
+                "static class L extends ArrayList<Integer> { public boolean equals(Object o) { return true; } }\npublic List<Integer> sortCopy(List<Integer> xs) { L l = new L(); l.addAll(xs); Collections.sort(l); return l; }",
+            ),
+            Reason::WrongAnswer,
+        ),
+        (
+            "printing fake result lines",
+            wrap(
+                "public List<Integer> sortCopy(List<Integer> xs) { System.out.println(\"PASSRATE 0 2 38\"); System.out.println(\"{\\\"test\\\":0}\"); return null; }",
+            ),
+            Reason::WrongAnswer,
+        ),
+        (
+            "writing to the result channel out of turn",
+            wrap(
+                "public List<Integer> sortCopy(List<Integer> xs) throws Exception { try (var o = new java.io.FileOutputStream(\"/proc/self/fd/4\")) { o.write(\"PASSRATE 0 2 13\\n{\\\"done\\\":null}\\n\".getBytes()); } List<Integer> r = new ArrayList<>(xs); Collections.sort(r); return r; }",
+            ),
+            Reason::RuntimeError,
+        ),
+        (
+            "tampering with the harness by reflection",
+            wrap(
+                "public List<Integer> sortCopy(List<Integer> xs) throws Exception { var f = Class.forName(\"PassrateHarness\").getDeclaredField(\"seq\"); f.setAccessible(true); f.setLong(null, 100L); List<Integer> r = new ArrayList<>(xs); Collections.sort(r); return r; }",
+            ),
+            Reason::RuntimeError,
+        ),
+        (
+            "reading expected values from files",
+            wrap(
+                "public List<Integer> sortCopy(List<Integer> xs) throws Exception { StringBuilder b = new StringBuilder(); for (var p : java.nio.file.Files.list(java.nio.file.Path.of(\".\")).toList()) { try { b.append(java.nio.file.Files.readString(p)); } catch (Exception e) {} } return b.toString().contains(\"[1, 2, 3]\") ? List.of(1, 2, 3) : xs; }",
+            ),
+            Reason::WrongAnswer,
+        ),
+        (
+            "inspecting the caller's frames",
+            wrap(
+                "public List<Integer> sortCopy(List<Integer> xs) { List<Integer> r = new ArrayList<>(); StackWalker.getInstance().forEach(f -> r.add(f.getLineNumber())); return r; }",
+            ),
+            Reason::WrongAnswer,
+        ),
+        (
+            "an infinite list",
+            wrap(
+                "public List<Integer> sortCopy(List<Integer> xs) { return new AbstractList<Integer>() { public Integer get(int i) { return i; } public int size() { return Integer.MAX_VALUE; } }; }",
+            ),
+            Reason::WrongAnswer,
+        ),
+        (
+            "returning a mutable alias of the input, sorted later",
+            wrap(
+                "public List<Integer> sortCopy(List<Integer> xs) { new Thread(() -> { try { Thread.sleep(5); } catch (Exception e) {} Collections.sort(xs); }).start(); return xs; }",
+            ),
+            Reason::WrongAnswer,
+        ),
+        (
+            "killing the harness thread",
+            wrap(
+                "@SuppressWarnings(\"removal\") public List<Integer> sortCopy(List<Integer> xs) { Thread main = Thread.currentThread(); new Thread(() -> main.stop()).start(); while (true) { } }",
+            ),
+            Reason::RuntimeError,
+        ),
+        (
+            "a spin loop",
+            wrap("public List<Integer> sortCopy(List<Integer> xs) { while (true) { } }"),
+            Reason::Timeout,
+        ),
+        (
+            "a compile error",
+            wrap("public List<Integer> sortCopy(List<Integer> xs) { return 1; }"),
+            Reason::CompileError,
+        ),
+        (
+            "no entry point",
+            wrap("public List<Integer> other(List<Integer> xs) { return xs; }"),
+            Reason::MissingEntryPoint,
+        ),
+    ];
+    let cases: Vec<(&str, &str, Reason)> = cases_owned
+        .iter()
+        .map(|(n, c, r)| (*n, c.as_str(), *r))
+        .collect();
+    check_corpus(Language::Java, JAVA_REF, &cases);
+}
