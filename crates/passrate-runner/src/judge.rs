@@ -467,3 +467,156 @@ fn finish(
         detail,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::{frame, parse_transcript};
+    use passrate_schema::Visibility;
+    use proptest::prelude::*;
+
+    const NONCE: &str = "feedface";
+
+    fn outcome(channel: Vec<u8>, status: ExecStatus) -> ExecOutcome {
+        ExecOutcome {
+            status,
+            step: 0,
+            exit_code: Some(0),
+            signal: None,
+            cpu_us: 1000,
+            wall_us: 2000,
+            peak_memory_bytes: None,
+            stdout: Vec::new(),
+            stderr: Vec::new(),
+            channel_output: channel,
+            truncated: false,
+        }
+    }
+
+    fn tests() -> Vec<TestCase> {
+        let call = |expected: Value| TestCase {
+            visibility: Visibility::Hidden,
+            form: TestForm::Call {
+                args: vec![],
+                expected: Expected::Returns(expected),
+            },
+            comparator: None,
+            languages: vec![],
+        };
+        vec![call(Value::int(3)), call(Value::List(vec![Value::int(1), Value::int(2)]))]
+    }
+
+    fn good_stream() -> Vec<u8> {
+        [
+            r#"{"hello":{"runtime":"python 3"}}"#,
+            r#"{"loaded":null}"#,
+            r#"{"test":0,"result":{"ok":{"int":"3"}},"cpu_us":4}"#,
+            r#"{"test":1,"result":{"ok":[{"int":"1"},{"int":"2"}]},"cpu_us":4}"#,
+            r#"{"done":null}"#,
+        ]
+        .iter()
+        .enumerate()
+        .flat_map(|(i, p)| frame(NONCE, i as u64, p))
+        .collect()
+    }
+
+    fn verdict(channel: Vec<u8>, status: ExecStatus) -> Option<Verdict> {
+        let cases = tests();
+        let cmp = Comparator::default();
+        let planned: Vec<Planned<'_>> = cases
+            .iter()
+            .enumerate()
+            .map(|(index, test)| Planned { index, test, comparator: &cmp })
+            .collect();
+        let out = outcome(channel, status);
+        let transcript = parse_transcript(&out.channel_output, NONCE, false, 4096);
+        let ex = Execution {
+            task: "t",
+            language: Language::Python,
+            compile_steps: 0,
+            outcome: &out,
+            transcript: &transcript,
+        };
+        if harness_missing(&ex).is_some() {
+            return None;
+        }
+        Some(judge(&ex, &planned))
+    }
+
+    #[test]
+    fn the_good_stream_passes() {
+        let v = verdict(good_stream(), ExecStatus::Ok).unwrap();
+        assert_eq!(v.reason, Reason::Pass, "{v:#?}");
+        assert_eq!(v.tests_passed, 2);
+    }
+
+    #[test]
+    fn a_good_stream_from_a_killed_process_does_not_pass() {
+        for status in [ExecStatus::Timeout, ExecStatus::RuntimeError, ExecStatus::OutputLimit, ExecStatus::MemoryLimit] {
+            let v = verdict(good_stream(), status).unwrap();
+            assert_ne!(v.reason, Reason::Pass, "{status:?}");
+        }
+    }
+
+    #[test]
+    fn the_first_missing_result_is_the_one_that_timed_out() {
+        let good = good_stream();
+        let cut = good.len() - frame(NONCE, 4, r#"{"done":null}"#).len()
+            - frame(NONCE, 3, r#"{"test":1,"result":{"ok":[{"int":"1"},{"int":"2"}]},"cpu_us":4}"#).len();
+        let v = verdict(good[..cut].to_vec(), ExecStatus::Timeout).unwrap();
+        assert_eq!(v.reason, Reason::Timeout);
+        assert_eq!(v.tests[0].reason, Reason::Pass);
+        assert_eq!(v.tests[1].reason, Reason::Timeout);
+        assert_eq!(v.tests_passed, 1);
+    }
+
+    proptest! {
+        #[test]
+        fn garbage_never_passes_or_panics(bytes in prop::collection::vec(any::<u8>(), 0..600)) {
+            if let Some(v) = verdict(bytes, ExecStatus::Ok) {
+                prop_assert_ne!(v.reason, Reason::Pass);
+            }
+        }
+
+        #[test]
+        fn truncated_streams_never_pass(cut in 0usize..10_000) {
+            let good = good_stream();
+            let cut = cut % good.len();
+            if let Some(v) = verdict(good[..cut].to_vec(), ExecStatus::Ok) {
+                prop_assert_ne!(v.reason, Reason::Pass);
+            }
+        }
+
+        #[test]
+        fn inserted_garbage_never_passes(at in 0usize..10_000, garbage in prop::collection::vec(any::<u8>(), 1..64)) {
+            let mut bytes = good_stream();
+            let at = at % (bytes.len() + 1);
+            bytes.splice(at..at, garbage);
+            if let Some(v) = verdict(bytes, ExecStatus::Ok) {
+                prop_assert_ne!(v.reason, Reason::Pass);
+            }
+        }
+
+        #[test]
+        fn corrupted_streams_never_panic_and_pass_only_with_the_right_values(at in 0usize..10_000, byte in any::<u8>()) {
+            let mut bytes = good_stream();
+            let at = at % bytes.len();
+            bytes[at] = byte;
+            if let Some(v) = verdict(bytes, ExecStatus::Ok)
+                && v.reason == Reason::Pass
+            {
+                prop_assert_eq!(v.tests[0].actual.clone(), Some(Value::int(3)));
+            }
+        }
+
+        #[test]
+        fn oversized_frames_never_pass(len in 4097usize..usize::MAX / 2) {
+            let mut bytes = frame(NONCE, 0, r#"{"hello":{"runtime":"x"}}"#);
+            bytes.extend(frame(NONCE, 1, r#"{"loaded":null}"#));
+            bytes.extend(format!("PASSRATE {NONCE} 2 {len}\n").as_bytes());
+            bytes.extend(vec![b'x'; 100]);
+            let v = verdict(bytes, ExecStatus::Ok).unwrap();
+            prop_assert_eq!(v.reason, Reason::RuntimeError);
+        }
+    }
+}
