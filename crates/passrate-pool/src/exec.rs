@@ -50,3 +50,48 @@ pub trait Executor: Sync {
         candidate: &str,
     ) -> Result<Verdict, ExecError>;
 }
+
+/// The real thing: references run in the sandbox through the same runner that judges models.
+impl Executor for passrate_runner::Runner {
+    fn record_calls(
+        &self,
+        language: Language,
+        code: &str,
+        entry_point: &str,
+        check_code: &str,
+    ) -> Result<Vec<RecordedCall>, ExecError> {
+        passrate_runner::Runner::record_calls(self, language, code, entry_point, check_code)
+            .map(|calls| {
+                calls
+                    .into_iter()
+                    .map(|c| RecordedCall {
+                        args: c.args,
+                        outcome: c.outcome,
+                    })
+                    .collect()
+            })
+            .map_err(|e| ExecError(Box::new(e)))
+    }
+
+    fn run_calls(
+        &self,
+        language: Language,
+        code: &str,
+        entry_point: &str,
+        class_name: Option<&str>,
+        calls: &[Vec<Value>],
+    ) -> Result<Vec<Result<Value, ErrorInfo>>, ExecError> {
+        passrate_runner::Runner::run_calls(self, language, code, entry_point, class_name, calls)
+            .map_err(|e| ExecError(Box::new(e)))
+    }
+
+    fn evaluate(
+        &self,
+        task: &Task,
+        language: Language,
+        candidate: &str,
+    ) -> Result<Verdict, ExecError> {
+        passrate_runner::Runner::evaluate(self, task, language, candidate)
+            .map_err(|e| ExecError(Box::new(e)))
+    }
+}

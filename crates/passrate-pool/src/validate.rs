@@ -69,10 +69,14 @@ pub fn validate_task(exec: &dyn Executor, task: &Task) -> Result<(Task, u64), Re
     calibrated.calibration.reference_test_cpu_us = BTreeMap::new();
     let mut cpu_ms = 0;
     for (language, variant) in &task.variants {
+        let answer = match (task.category, &variant.given_code) {
+            (Category::UnitTestWriting, Some(code)) => code,
+            _ => &variant.reference_solution,
+        };
         let mut runs: Vec<Verdict> = Vec::with_capacity(RUNS);
         for run in 0..RUNS {
             let verdict = exec
-                .evaluate(task, *language, &variant.reference_solution)
+                .evaluate(task, *language, answer)
                 .map_err(|e| reject(task, format!("{language}: {e}")))?;
             cpu_ms += verdict.cpu_ms;
             if !verdict.passed() {
@@ -116,7 +120,10 @@ pub fn validate_task(exec: &dyn Executor, task: &Task) -> Result<(Task, u64), Re
                 .reference_test_cpu_us
                 .insert(*language, per_test);
         }
-        if matches!(task.category, Category::BugFixing) {
+        if matches!(
+            task.category,
+            Category::BugFixing | Category::UnitTestWriting
+        ) {
             for (k, faulty) in variant.faulty_variants.iter().enumerate() {
                 let verdict = exec
                     .evaluate(task, *language, faulty)

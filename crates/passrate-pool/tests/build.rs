@@ -1,0 +1,219 @@
+//! The recording/building stage and intake validation, with a scripted executor standing in
+//! for the sandboxed runner (which has its own tests): the logic under test is how recorded
+//! calls and per-language results become tests, which variants are kept, and what is
+//! rejected.
+
+use std::collections::BTreeMap;
+
+use passrate_pool::import::build::build_task;
+use passrate_pool::import::{RawTask, TestPlan};
+use passrate_pool::{ExecError, Executor, RecordedCall, validate_task};
+use passrate_schema::{
+    Category, CategoryData, ErrorInfo, Expected, Language, Reason, Signature, Source, Task,
+    TestForm, Value, Variant, Verdict, Visibility,
+};
+
+/// "Runs" `abs(x)`: Python returns ints; JavaScript returns floats (one number type);
+/// Java's reference is wrong for negative inputs. Raises on strings.
+struct Scripted;
+
+fn abs(language: Language, args: &[Value]) -> Result<Value, ErrorInfo> {
+    match args {
+        [Value::Int(i)] => {
+            let n = i.to_i64().unwrap_or(0);
+            Ok(match language {
+                Language::Python => Value::int(n.abs()),
+                Language::Javascript => Value::Float(n.abs() as f64),
+                Language::Java => Value::int(n),
+            })
+        }
+        _ => Err(ErrorInfo {
+            kind: "TypeError".into(),
+            message: "bad operand".into(),
+        }),
+    }
+}
+
+impl Executor for Scripted {
+    fn record_calls(
+        &self,
+        language: Language,
+        _code: &str,
+        _entry: &str,
+        check: &str,
+    ) -> Result<Vec<RecordedCall>, ExecError> {
+        // The check is a list of argument literals, one per line.
+        Ok(check
+            .lines()
+            .map(|l| {
+                let args = vec![
+                    passrate_pool::pylit::parse(l).map_err(|e| ExecError::msg(e.to_string()))?,
+                ];
+                Ok(RecordedCall {
+                    outcome: abs(language, &args),
+                    args,
+                })
+            })
+            .collect::<Result<_, ExecError>>()?)
+    }
+
+    fn run_calls(
+        &self,
+        language: Language,
+        _code: &str,
+        _entry: &str,
+        _class: Option<&str>,
+        calls: &[Vec<Value>],
+    ) -> Result<Vec<Result<Value, ErrorInfo>>, ExecError> {
+        Ok(calls.iter().map(|a| abs(language, a)).collect())
+    }
+
+    fn evaluate(
+        &self,
+        task: &Task,
+        language: Language,
+        candidate: &str,
+    ) -> Result<Verdict, ExecError> {
+        let ok = candidate.contains("abs");
+        let total = task.tests_for(language).count();
+        Ok(Verdict {
+            task: task.id.clone(),
+            language,
+            reason: if ok {
+                Reason::Pass
+            } else {
+                Reason::WrongAnswer
+            },
+            tests_passed: if ok { total } else { 0 },
+            tests_total: total,
+            cpu_ms: 1,
+            wall_ms: 1,
+            peak_memory_bytes: None,
+            tests: Vec::new(),
+            detail: None,
+        })
+    }
+}
+
+fn variant(code: &str) -> Variant {
+    Variant {
+        prompt: "def f(x):\n".into(),
+        entry_point: "f".into(),
+        class_name: None,
+        signature: Signature {
+            params: vec![],
+            returns: None,
+        },
+        reference_solution: code.into(),
+        given_code: None,
+        faulty_variants: vec![],
+        preamble: None,
+    }
+}
+
+fn raw(languages: &[Language]) -> RawTask {
+    RawTask {
+        id: "fixture/abs".into(),
+        category: Category::FunctionCompletion,
+        source: Source {
+            dataset: "fixture".into(),
+            upstream_id: "abs".into(),
+            license: "MIT".into(),
+        },
+        variants: languages
+            .iter()
+            .map(|l| (*l, variant("def f(x):\n    return abs(x)\n")))
+            .collect::<BTreeMap<_, _>>(),
+        category_data: CategoryData::default(),
+        plan: TestPlan::Record {
+            language: Language::Python,
+            check_code: "3\n-4\n'x'\n3".into(),
+            hidden_inputs: vec![vec![Value::int(-7)], vec![Value::int(3)]],
+        },
+        primary: Language::Python,
+        atol: None,
+        as_set: false,
+        factor_prompt: String::new(),
+    }
+}
+
+#[test]
+fn recorded_calls_become_tests_per_language() {
+    let built = build_task(&Scripted, &raw(&[Language::Python, Language::Javascript])).unwrap();
+    let t = &built.task;
+    // Public 3 and -4 (the raising call and the duplicate are dropped), hidden -7 (3 is public).
+    let visibilities: Vec<Visibility> = t.tests.iter().map(|t| t.visibility).collect();
+    // Python's ints and JavaScript's floats differ as values: one test per language per call.
+    assert_eq!(
+        visibilities,
+        [
+            Visibility::Public,
+            Visibility::Public,
+            Visibility::Public,
+            Visibility::Public,
+            Visibility::Hidden,
+            Visibility::Hidden
+        ]
+    );
+    let TestForm::Call { args, expected } = &t.tests[0].form else {
+        panic!()
+    };
+    assert_eq!(args, &vec![Value::int(3)]);
+    assert_eq!(expected, &Expected::Returns(Value::int(3)));
+    assert_eq!(t.tests[0].languages, vec![Language::Python]);
+    assert_eq!(t.tests[1].languages, vec![Language::Javascript]);
+    assert_eq!(t.variants.len(), 2);
+    // Floats appeared, so the comparator carries EvalPlus's default tolerance.
+    assert_eq!(t.comparator.abs_tol, Some(1e-6));
+    assert!(passrate_pool::check_task(t).is_ok());
+}
+
+#[test]
+fn a_language_that_disagrees_is_dropped() {
+    let built = build_task(&Scripted, &raw(&[Language::Python, Language::Java])).unwrap();
+    assert!(!built.task.variants.contains_key(&Language::Java));
+    assert_eq!(built.dropped.len(), 1);
+    assert!(
+        built.dropped[0].reason.contains("call 1"),
+        "{}",
+        built.dropped[0].reason
+    );
+    assert!(built.task.tests.iter().all(|t| t.languages.is_empty()));
+}
+
+#[test]
+fn validation_fills_calibration_and_rejects_failing_references() {
+    let task = build_task(&Scripted, &raw(&[Language::Python]))
+        .unwrap()
+        .task;
+    assert!(validate_task(&Scripted, &task).is_ok());
+    let mut broken = task.clone();
+    broken
+        .variants
+        .get_mut(&Language::Python)
+        .unwrap()
+        .reference_solution = "def f(x):\n    return x\n".into();
+    let err = validate_task(&Scripted, &broken).unwrap_err();
+    assert!(
+        err.reason.contains("python reference fails on run 1"),
+        "{}",
+        err.reason
+    );
+}
+
+#[test]
+fn a_bug_that_passes_the_tests_is_rejected() {
+    let mut task = build_task(&Scripted, &raw(&[Language::Python]))
+        .unwrap()
+        .task;
+    task.category = Category::BugFixing;
+    let v = task.variants.get_mut(&Language::Python).unwrap();
+    v.given_code = Some("def f(x):\n    return abs(x) + 0\n".into());
+    v.faulty_variants = vec!["def f(x):\n    return abs(x) + 0\n".into()];
+    let err = validate_task(&Scripted, &task).unwrap_err();
+    assert!(
+        err.reason.contains("faulty variant 0 passes"),
+        "{}",
+        err.reason
+    );
+}

@@ -1,0 +1,203 @@
+//! The weekly sampler: seeds, allocation, golden manifests, stability, errors; rotation.
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use passrate_pool::{
+    Pool, RotationState, SampleConfig, SampleError, allocate, parse_week, rotate, sample, week_seed,
+};
+use passrate_schema::{Category, Tier};
+use proptest::prelude::*;
+
+fn pool(per_cell: usize) -> Pool {
+    Pool::from_tasks(common::grid(per_cell), RotationState::default()).unwrap()
+}
+
+#[test]
+fn seed_is_blake3_of_the_week() {
+    let seed = week_seed("2026-W48").unwrap();
+    assert_eq!(seed.hex(), blake3::hash(b"2026-W48").to_hex().to_string());
+    assert_eq!(week_seed("2026-w48").unwrap(), seed);
+    assert!(parse_week("2026-W54").is_err());
+    assert!(parse_week("2025-W53").is_err(), "2025 has 52 ISO weeks");
+    assert_eq!(parse_week("2026-W53").unwrap(), "2026-W53");
+}
+
+#[test]
+fn default_allocation_is_40_40_20_and_400() {
+    let seed = week_seed("2026-W48").unwrap();
+    let cells = allocate(&SampleConfig::default(), &seed).unwrap();
+    let per_tier = |t: Tier| {
+        cells
+            .iter()
+            .filter(|((_, tier), _)| *tier == t)
+            .map(|(_, n)| n)
+            .sum::<usize>()
+    };
+    assert_eq!(per_tier(Tier::One), 160);
+    assert_eq!(per_tier(Tier::Two), 160);
+    assert_eq!(per_tier(Tier::Three), 80);
+    for ((_, tier), n) in &cells {
+        match tier {
+            Tier::Three => assert!((11..=12).contains(n)),
+            _ => assert!((22..=23).contains(n)),
+        }
+    }
+}
+
+/// Golden manifest over the fixture pool: pins the seed, the allocation, the order inside
+/// cells and the language choice. A change here changes every week's sample.
+#[test]
+fn golden_manifests() {
+    let pool = pool(3);
+    let config = SampleConfig {
+        size: 21,
+        ..SampleConfig::default()
+    };
+    let m = sample(&pool, "2026-W48", &config).unwrap();
+    assert_eq!(m.week, "2026-W48");
+    assert_eq!(m.items.len(), 21);
+    let digest: Vec<String> = m
+        .items
+        .iter()
+        .map(|i| format!("{}:{}", i.task, i.language))
+        .collect();
+    let golden = include_str!("golden/manifest-2026-W48.txt");
+    assert_eq!(
+        digest.join("\n"),
+        golden.trim_end(),
+        "golden manifest changed"
+    );
+    let m2 = sample(&pool, "2026-W49", &config).unwrap();
+    assert_ne!(m.items, m2.items, "another week, another sample");
+    assert_eq!(
+        sample(&pool, "2026-W48", &config).unwrap(),
+        m,
+        "same week, same sample"
+    );
+}
+
+#[test]
+fn missing_tasks_name_the_cell() {
+    let pool = pool(3);
+    let err = sample(&pool, "2026-W48", &SampleConfig::default()).unwrap_err();
+    match err {
+        SampleError::NotEnoughTasks {
+            needed,
+            available,
+            missing,
+            ..
+        } => {
+            assert_eq!(available, 3);
+            assert_eq!(missing, needed - 3);
+        }
+        other => panic!("unexpected {other}"),
+    }
+}
+
+#[test]
+fn rotation_is_deterministic_and_logged() {
+    let a = pool(20);
+    let reserve = passrate_pool::rotation::initial_reserve(&a, 0.1);
+    assert_eq!(reserve.len(), 21 * 2);
+    let mut a = Pool::from_tasks(
+        a.tasks().to_vec(),
+        RotationState {
+            reserve,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let mut b = a.clone();
+    let before = a.version();
+    let entry = rotate(&mut a, "2026-W48", 0.1).unwrap();
+    assert_eq!(entry, rotate(&mut b, "2026-W48", 0.1).unwrap());
+    assert_eq!(entry.retired.len(), 21 * 2);
+    assert_eq!(entry.introduced.len(), 21 * 2);
+    assert!(entry.retired.iter().all(|id| !a.is_active(id)));
+    assert!(entry.introduced.iter().all(|id| a.is_active(id)));
+    assert_eq!(entry.pool_version_before, before.0);
+    assert_eq!(entry.pool_version_after, a.version().0);
+    assert_ne!(before, a.version());
+    assert!(
+        rotate(&mut a, "2026-W48", 0.1).is_err(),
+        "a week rotates once"
+    );
+    assert!(
+        rotate(&mut a, "2026-W47", 0.1).is_err(),
+        "weeks only move forward"
+    );
+}
+
+proptest! {
+    #[test]
+    fn allocation_sums_and_follows_shares(
+        size in 0usize..2000,
+        t in proptest::collection::vec(0u32..50, 3),
+        c in proptest::collection::vec(0u32..10, 7),
+        week in 1u8..=52,
+    ) {
+        prop_assume!(t.iter().any(|x| *x > 0) && c.iter().any(|x| *x > 0));
+        let config = SampleConfig {
+            size,
+            tier_shares: Tier::ALL.into_iter().zip(t.iter().copied()).collect(),
+            category_shares: Category::ALL.into_iter().zip(c.iter().copied()).collect(),
+        };
+        let seed = week_seed(&format!("2026-W{week:02}")).unwrap();
+        let cells = allocate(&config, &seed).unwrap();
+        prop_assert_eq!(cells.values().sum::<usize>(), size);
+        let tsum: u32 = t.iter().sum();
+        let csum: u32 = c.iter().sum();
+        for ((category, tier), n) in &cells {
+            let ti = Tier::ALL.iter().position(|x| x == tier).unwrap();
+            let ci = Category::ALL.iter().position(|x| x == category).unwrap();
+            let exact = size as f64 * f64::from(t[ti]) / f64::from(tsum) * f64::from(c[ci]) / f64::from(csum);
+            // Two rounding stages: each cell is within 2 of its exact quota.
+            prop_assert!((*n as f64 - exact).abs() < 2.0, "cell {:?} got {} for {}", (category, tier), n, exact);
+            if t[ti] == 0 || c[ci] == 0 {
+                prop_assert_eq!(*n, 0);
+            }
+        }
+    }
+
+    #[test]
+    fn samples_have_no_duplicates_and_match_the_allocation(week in 1u8..=52, size in 1usize..120) {
+        let pool = pool(8);
+        let config = SampleConfig { size, ..SampleConfig::default() };
+        let week = format!("2027-W{week:02}");
+        let m = sample(&pool, &week, &config).unwrap();
+        prop_assert_eq!(m.items.len(), size);
+        let ids: BTreeSet<&str> = m.items.iter().map(|i| i.task.as_str()).collect();
+        prop_assert_eq!(ids.len(), size);
+        let cells = allocate(&config, &week_seed(&week).unwrap()).unwrap();
+        let mut got: BTreeMap<(Category, Tier), usize> = BTreeMap::new();
+        for item in &m.items {
+            let task = pool.get(&item.task).unwrap();
+            prop_assert_eq!((task.category, task.tier), (item.category, item.tier));
+            prop_assert!(task.variants.contains_key(&item.language));
+            *got.entry((item.category, item.tier)).or_default() += 1;
+        }
+        for (cell, n) in cells {
+            prop_assert_eq!(got.get(&cell).copied().unwrap_or(0), n);
+        }
+    }
+
+    #[test]
+    fn adding_tasks_to_other_cells_changes_nothing_else(week in 1u8..=52, extra in 1usize..20) {
+        let base = pool(6);
+        let config = SampleConfig { size: 60, ..SampleConfig::default() };
+        let week = format!("2026-W{week:02}");
+        let before = sample(&base, &week, &config).unwrap();
+        let mut tasks = base.tasks().to_vec();
+        for i in 0..extra {
+            tasks.push(common::task(&format!("extra/{i}"), Category::BugFixing, 3, &[passrate_schema::Language::Python]));
+        }
+        let grown = Pool::from_tasks(tasks, RotationState::default()).unwrap();
+        let after = sample(&grown, &week, &config).unwrap();
+        let outside = |m: &passrate_schema::Manifest| -> Vec<passrate_schema::ManifestItem> {
+            m.items.iter().filter(|i| !(i.category == Category::BugFixing && i.tier == Tier::Three)).cloned().collect()
+        };
+        prop_assert_eq!(outside(&before), outside(&after));
+    }
+}
