@@ -1,0 +1,95 @@
+//! The adapter trait: one attempt at getting one answer, with no retries or limits (those
+//! are [`crate::Model`]'s job), and the three implementations.
+
+pub mod command;
+pub mod openai;
+pub mod replay;
+
+use std::future::Future;
+use std::pin::Pin;
+
+use passrate_schema::{Category, Language};
+use serde::{Deserialize, Serialize};
+
+use crate::answer::{Outcome, Usage};
+use crate::config::{AdapterConfig, GenerationParams, ModelConfig};
+use crate::error::{AttemptError, ConfigError};
+use crate::prompt::Prompt;
+
+/// A boxed future, so adapters and caches can be trait objects.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// Everything an adapter may need for one unit. This is also the JSON the `command`
+/// adapter writes to the program's stdin.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AdapterRequest {
+    /// Format of this request (for `command` programs).
+    pub format_version: u32,
+    /// The model identifier (leaderboard name).
+    pub model: String,
+    pub task: String,
+    pub task_version: u32,
+    pub category: Category,
+    pub language: Language,
+    pub entry_point: String,
+    pub sample_index: u32,
+    pub prompt: Prompt,
+    pub generation: GenerationParams,
+}
+
+/// Version of [`AdapterRequest`] as written to a command's stdin.
+pub const REQUEST_FORMAT_VERSION: u32 = 1;
+
+/// A successful attempt.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Completion {
+    pub outcome: Outcome,
+    pub usage: Usage,
+    pub finish_reason: Option<String>,
+    /// The provider's response, the command's JSON reply, or the replay line.
+    pub raw: Option<serde_json::Value>,
+}
+
+/// A way of getting answers from a model.
+pub trait Adapter: Send + Sync {
+    /// Identity beyond the model identifier that, when changed, should invalidate cached
+    /// answers (the provider's model name, the command line).
+    fn fingerprint(&self) -> &str;
+
+    /// Whether answers are worth caching: a replay is already local and deterministic.
+    fn cacheable(&self) -> bool {
+        true
+    }
+
+    /// Whether attempts are requests to rate-limit and retry (not for replays).
+    fn remote(&self) -> bool {
+        true
+    }
+
+    /// One attempt. The caller enforces the overall timeout too; adapters should still
+    /// honour `timeout` themselves so they can clean up (kill a process, drop a connection).
+    fn complete<'a>(
+        &'a self,
+        request: &'a AdapterRequest,
+        timeout: std::time::Duration,
+    ) -> BoxFuture<'a, Result<Completion, AttemptError>>;
+}
+
+/// Builds the adapter a model's configuration names. `env` supplies the API key variable.
+pub fn from_config(
+    config: &ModelConfig,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Box<dyn Adapter>, ConfigError> {
+    Ok(match &config.adapter {
+        AdapterConfig::Openai {
+            endpoint, model, ..
+        } => {
+            let key = config.api_key(env)?;
+            Box::new(openai::OpenAiAdapter::new(
+                &config.id, endpoint, model, key,
+            )?)
+        }
+        AdapterConfig::Command { argv } => Box::new(command::CommandAdapter::new(argv.clone())),
+        AdapterConfig::Replay { file } => Box::new(replay::ReplayAdapter::load(file)?),
+    })
+}

@@ -1,0 +1,282 @@
+//! A configured model: its adapter behind the cache, the concurrency limit, the rate limit,
+//! the per-attempt timeout and the retry loop.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use passrate_schema::{Language, Task};
+use tokio::sync::Semaphore;
+use tokio::time::Instant;
+
+use crate::adapter::{self, Adapter, AdapterRequest, Completion, REQUEST_FORMAT_VERSION};
+use crate::answer::{ANSWER_FORMAT_VERSION, Answer, Origin};
+use crate::cache::{AnswerCache, CacheKey};
+use crate::config::{ModelConfig, ModelsConfig};
+use crate::error::{AttemptError, ConfigError, ModelError};
+use crate::limit::RateLimiter;
+use crate::retry::RetryPolicy;
+
+/// Extra time an adapter gets past the timeout to notice it and clean up, before the
+/// attempt is abandoned from outside.
+const CLEANUP_GRACE: Duration = Duration::from_secs(2);
+
+/// Whether to use cached answers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CacheMode {
+    /// Return a cached answer when there is one (re-runs and resumed runs).
+    Use,
+    /// Ask again and replace the cached answer (`--refresh`).
+    Refresh,
+}
+
+/// An answer and whether it was asked now or found in the cache.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fetched {
+    pub answer: Answer,
+    pub origin: Origin,
+}
+
+pub struct Model {
+    config: ModelConfig,
+    adapter: Box<dyn Adapter>,
+    slots: Arc<Semaphore>,
+    rate: Option<RateLimiter>,
+    retry: RetryPolicy,
+}
+
+impl std::fmt::Debug for Model {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Model")
+            .field("id", &self.config.id)
+            .field("adapter", &self.config.adapter.kind())
+            .finish()
+    }
+}
+
+impl Model {
+    /// Builds every model of a file. All API key variables are checked first, so a missing
+    /// one fails the run before any model is built or any request sent.
+    pub fn build_all(
+        config: &ModelsConfig,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Vec<Model>, ConfigError> {
+        config.check_environment(env)?;
+        config
+            .models
+            .iter()
+            .map(|model| Model::from_config(model.clone(), env))
+            .collect()
+    }
+
+    /// Builds the adapter the configuration names (reading a replay file, resolving the key).
+    pub fn from_config(
+        config: ModelConfig,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Model, ConfigError> {
+        let adapter = adapter::from_config(&config, env)?;
+        Ok(Model::with_adapter(config, adapter))
+    }
+
+    /// A model with a given adapter (tests, or adapters defined elsewhere).
+    pub fn with_adapter(config: ModelConfig, adapter: Box<dyn Adapter>) -> Model {
+        let limits = &config.limits;
+        Model {
+            slots: Arc::new(Semaphore::new(limits.concurrency as usize)),
+            rate: limits
+                .requests_per_minute
+                .map(|rpm| RateLimiter::new(rpm, limits.burst)),
+            retry: RetryPolicy::from_limits(limits),
+            adapter,
+            config,
+        }
+    }
+
+    pub fn id(&self) -> &str {
+        &self.config.id
+    }
+
+    pub fn config(&self) -> &ModelConfig {
+        &self.config
+    }
+
+    /// The request for one unit (renders the category's prompt template).
+    pub fn request(
+        &self,
+        task: &Task,
+        language: Language,
+        sample_index: u32,
+    ) -> Result<AdapterRequest, ModelError> {
+        let prompt = self
+            .config
+            .prompts
+            .render(task, language)
+            .map_err(|source| ModelError::Prompt {
+                model: self.config.id.clone(),
+                task: task.id.clone(),
+                source,
+            })?;
+        let entry_point = task
+            .variants
+            .get(&language)
+            .map(|v| v.entry_point.clone())
+            .unwrap_or_default();
+        Ok(AdapterRequest {
+            format_version: REQUEST_FORMAT_VERSION,
+            model: self.config.id.clone(),
+            task: task.id.clone(),
+            task_version: task.version,
+            category: task.category,
+            language,
+            entry_point,
+            sample_index,
+            prompt,
+            generation: self.config.generation.clone(),
+        })
+    }
+
+    pub fn cache_key(&self, request: &AdapterRequest) -> CacheKey {
+        CacheKey::compute(
+            &request.model,
+            &request.task,
+            request.task_version,
+            request.language,
+            &request.prompt.hash(),
+            &request.generation,
+            request.sample_index,
+            self.adapter.fingerprint(),
+        )
+    }
+
+    /// The answer for one unit: from `cache` when it has one (unless `mode` is `Refresh`),
+    /// otherwise asked and stored. Replays bypass the cache.
+    pub async fn answer(
+        &self,
+        task: &Task,
+        language: Language,
+        sample_index: u32,
+        cache: &dyn AnswerCache,
+        mode: CacheMode,
+    ) -> Result<Fetched, ModelError> {
+        let request = self.request(task, language, sample_index)?;
+        let cacheable = self.adapter.cacheable();
+        let key = self.cache_key(&request);
+        let cache_error = |source| ModelError::Cache {
+            model: self.config.id.clone(),
+            source,
+        };
+        if cacheable && mode == CacheMode::Use {
+            if let Some(answer) = cache.get(&key).await.map_err(cache_error)? {
+                tracing::debug!(model = %self.config.id, task = %task.id, %language, sample_index, "answer from cache");
+                return Ok(Fetched {
+                    answer,
+                    origin: Origin::Cached,
+                });
+            }
+        }
+        let answer = self.fetch(&request, &key).await?;
+        if cacheable {
+            cache.put(&key, &answer).await.map_err(cache_error)?;
+        }
+        Ok(Fetched {
+            answer,
+            origin: Origin::Fetched,
+        })
+    }
+
+    /// Asks the adapter, within the model's limits, retrying what is retryable.
+    pub async fn fetch(
+        &self,
+        request: &AdapterRequest,
+        key: &CacheKey,
+    ) -> Result<Answer, ModelError> {
+        if !self.adapter.remote() {
+            let started = Instant::now();
+            let completion = self
+                .adapter
+                .complete(request, self.config.limits.timeout)
+                .await
+                .map_err(|source| self.api_error(request, 1, source))?;
+            return Ok(self.record(request, key, completion, started.elapsed(), 0));
+        }
+        let _permit = self
+            .slots
+            .acquire()
+            .await
+            .expect("the semaphore is never closed");
+        let timeout = self.config.limits.timeout;
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            if let Some(rate) = &self.rate {
+                rate.acquire().await;
+            }
+            tracing::debug!(model = %self.config.id, task = %request.task, sample = request.sample_index, attempt, "request");
+            let started = Instant::now();
+            let result = match tokio::time::timeout(
+                timeout + CLEANUP_GRACE,
+                self.adapter.complete(request, timeout),
+            )
+            .await
+            {
+                Ok(result) => result,
+                Err(_) => Err(AttemptError::Timeout(timeout)),
+            };
+            let error = match result {
+                Ok(completion) => {
+                    return Ok(self.record(request, key, completion, started.elapsed(), attempt));
+                }
+                Err(error) => error,
+            };
+            if !error.is_retryable() || attempt > self.retry.max_retries {
+                tracing::warn!(model = %self.config.id, task = %request.task, attempt, %error, "giving up");
+                return Err(self.api_error(request, attempt, error));
+            }
+            let delay = self.retry.delay(attempt, error.retry_after());
+            tracing::warn!(model = %self.config.id, task = %request.task, attempt, %error, delay_ms = delay.as_millis() as u64, "retrying");
+            tokio::time::sleep(delay).await;
+        }
+    }
+
+    fn api_error(
+        &self,
+        request: &AdapterRequest,
+        attempts: u32,
+        source: AttemptError,
+    ) -> ModelError {
+        ModelError::Api {
+            model: self.config.id.clone(),
+            task: request.task.clone(),
+            language: request.language,
+            sample_index: request.sample_index,
+            attempts,
+            source,
+        }
+    }
+
+    fn record(
+        &self,
+        request: &AdapterRequest,
+        key: &CacheKey,
+        completion: Completion,
+        latency: Duration,
+        attempts: u32,
+    ) -> Answer {
+        Answer {
+            format_version: ANSWER_FORMAT_VERSION,
+            model: request.model.clone(),
+            task: request.task.clone(),
+            task_version: request.task_version,
+            language: request.language,
+            sample_index: request.sample_index,
+            prompt_hash: request.prompt.hash(),
+            cache_key: key.as_str().to_string(),
+            outcome: completion.outcome,
+            finish_reason: completion.finish_reason,
+            cost_usd: completion.usage.cost_usd(self.config.prices.as_ref()),
+            usage: completion.usage,
+            latency_ms: u64::try_from(latency.as_millis()).unwrap_or(u64::MAX),
+            attempts,
+            raw: completion.raw,
+        }
+    }
+}
