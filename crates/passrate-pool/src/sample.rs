@@ -172,7 +172,8 @@ pub fn sample(pool: &Pool, week: &str, config: &SampleConfig) -> Result<Manifest
     let week = parse_week(week)?;
     let seed = week_seed(&week)?;
     let cells = allocate(config, &seed)?;
-    let mut by_cell: BTreeMap<(Category, Tier), Vec<(&Task, [u8; 32])>> = BTreeMap::new();
+    type Ranked<'a> = Vec<(&'a Task, [u8; 32])>;
+    let mut by_cell: BTreeMap<(Category, Tier), Ranked<'_>> = BTreeMap::new();
     for task in pool.active_tasks() {
         by_cell
             .entry((task.category, task.tier))

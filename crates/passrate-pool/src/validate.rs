@@ -150,8 +150,8 @@ pub fn validate(
 ) -> ValidationReport {
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<Result<(Task, u64), Rejection>>>> =
-        Mutex::new((0..tasks.len()).map(|_| None).collect());
+    type Slot = Option<Result<(Task, u64), Rejection>>;
+    let results: Mutex<Vec<Slot>> = Mutex::new((0..tasks.len()).map(|_| None).collect());
     std::thread::scope(|scope| {
         for _ in 0..threads.max(1) {
             scope.spawn(|| {

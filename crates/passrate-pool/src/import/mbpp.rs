@@ -240,6 +240,22 @@ fn raw_task(
     })
 }
 
+/// For MBPP+ tasks, MBPP's original implementation (a second implementation of the same
+/// function, used for refactoring tasks), keyed by task id.
+pub fn original_implementations(data: &Path) -> Result<BTreeMap<String, String>, ImportError> {
+    let mbpp: Vec<MbppRecord> = read_jsonl(&data.join("mbpp/mbpp.jsonl"))?;
+    let plus: Vec<PlusRecord> = read_jsonl(&data.join("mbppplus/MbppPlus.jsonl.gz"))?;
+    let in_plus: std::collections::BTreeSet<u32> = plus
+        .iter()
+        .filter_map(|p| mbxp_number(&p.task_id))
+        .collect();
+    Ok(mbpp
+        .into_iter()
+        .filter(|r| in_plus.contains(&r.task_id))
+        .map(|r| (format!("mbpp/{}", r.task_id), r.code.replace("\r\n", "\n")))
+        .collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -311,20 +327,4 @@ mod tests {
                 .contains('\r')
         );
     }
-}
-
-/// For MBPP+ tasks, MBPP's original implementation (a second implementation of the same
-/// function, used for refactoring tasks), keyed by task id.
-pub fn original_implementations(data: &Path) -> Result<BTreeMap<String, String>, ImportError> {
-    let mbpp: Vec<MbppRecord> = read_jsonl(&data.join("mbpp/mbpp.jsonl"))?;
-    let plus: Vec<PlusRecord> = read_jsonl(&data.join("mbppplus/MbppPlus.jsonl.gz"))?;
-    let in_plus: std::collections::BTreeSet<u32> = plus
-        .iter()
-        .filter_map(|p| mbxp_number(&p.task_id))
-        .collect();
-    Ok(mbpp
-        .into_iter()
-        .filter(|r| in_plus.contains(&r.task_id))
-        .map(|r| (format!("mbpp/{}", r.task_id), r.code.replace("\r\n", "\n")))
-        .collect())
 }

@@ -153,17 +153,6 @@ pub fn non_json_numbers_to_null(line: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn python_json_specials_become_null() {
-        let line = r#"{"a": [NaN, -Infinity, 1.5], "s": "NaN \" Infinity"}"#;
-        let fixed = super::non_json_numbers_to_null(line);
-        assert_eq!(fixed, r#"{"a": [null, null, 1.5], "s": "NaN \" Infinity"}"#);
-        assert!(serde_json::from_str::<serde_json::Value>(&fixed).is_ok());
-    }
-}
-
 /// Reads one JSON document.
 pub fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T, ImportError> {
     let text = fs_err::read_to_string(path)?;
@@ -209,4 +198,15 @@ pub fn spread<T: Clone>(items: &[T], cap: usize) -> Vec<T> {
     (0..cap)
         .map(|i| items[i * items.len() / cap].clone())
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn python_json_specials_become_null() {
+        let line = r#"{"a": [NaN, -Infinity, 1.5], "s": "NaN \" Infinity"}"#;
+        let fixed = super::non_json_numbers_to_null(line);
+        assert_eq!(fixed, r#"{"a": [null, null, 1.5], "s": "NaN \" Infinity"}"#);
+        assert!(serde_json::from_str::<serde_json::Value>(&fixed).is_ok());
+    }
 }
