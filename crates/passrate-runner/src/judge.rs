@@ -503,7 +503,10 @@ mod tests {
             comparator: None,
             languages: vec![],
         };
-        vec![call(Value::int(3)), call(Value::List(vec![Value::int(1), Value::int(2)]))]
+        vec![
+            call(Value::int(3)),
+            call(Value::List(vec![Value::int(1), Value::int(2)])),
+        ]
     }
 
     fn good_stream() -> Vec<u8> {
@@ -526,7 +529,11 @@ mod tests {
         let planned: Vec<Planned<'_>> = cases
             .iter()
             .enumerate()
-            .map(|(index, test)| Planned { index, test, comparator: &cmp })
+            .map(|(index, test)| Planned {
+                index,
+                test,
+                comparator: &cmp,
+            })
             .collect();
         let out = outcome(channel, status);
         let transcript = parse_transcript(&out.channel_output, NONCE, false, 4096);
@@ -552,7 +559,12 @@ mod tests {
 
     #[test]
     fn a_good_stream_from_a_killed_process_does_not_pass() {
-        for status in [ExecStatus::Timeout, ExecStatus::RuntimeError, ExecStatus::OutputLimit, ExecStatus::MemoryLimit] {
+        for status in [
+            ExecStatus::Timeout,
+            ExecStatus::RuntimeError,
+            ExecStatus::OutputLimit,
+            ExecStatus::MemoryLimit,
+        ] {
             let v = verdict(good_stream(), status).unwrap();
             assert_ne!(v.reason, Reason::Pass, "{status:?}");
         }
@@ -561,8 +573,14 @@ mod tests {
     #[test]
     fn the_first_missing_result_is_the_one_that_timed_out() {
         let good = good_stream();
-        let cut = good.len() - frame(NONCE, 4, r#"{"done":null}"#).len()
-            - frame(NONCE, 3, r#"{"test":1,"result":{"ok":[{"int":"1"},{"int":"2"}]},"cpu_us":4}"#).len();
+        let cut = good.len()
+            - frame(NONCE, 4, r#"{"done":null}"#).len()
+            - frame(
+                NONCE,
+                3,
+                r#"{"test":1,"result":{"ok":[{"int":"1"},{"int":"2"}]},"cpu_us":4}"#,
+            )
+            .len();
         let v = verdict(good[..cut].to_vec(), ExecStatus::Timeout).unwrap();
         assert_eq!(v.reason, Reason::Timeout);
         assert_eq!(v.tests[0].reason, Reason::Pass);
