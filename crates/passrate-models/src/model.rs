@@ -164,14 +164,15 @@ impl Model {
             model: self.config.id.clone(),
             source,
         };
-        if cacheable && mode == CacheMode::Use {
-            if let Some(answer) = cache.get(&key).await.map_err(cache_error)? {
-                tracing::debug!(model = %self.config.id, task = %task.id, %language, sample_index, "answer from cache");
-                return Ok(Fetched {
-                    answer,
-                    origin: Origin::Cached,
-                });
-            }
+        if cacheable
+            && mode == CacheMode::Use
+            && let Some(answer) = cache.get(&key).await.map_err(cache_error)?
+        {
+            tracing::debug!(model = %self.config.id, task = %task.id, %language, sample_index, "answer from cache");
+            return Ok(Fetched {
+                answer,
+                origin: Origin::Cached,
+            });
         }
         let answer = self.fetch(&request, &key).await?;
         if cacheable {
