@@ -1,0 +1,183 @@
+//! `passrate check`: judge one candidate (a file or stdin) against a task's tests from the
+//! pool, after extraction and format checks, and print the verdict. Exit code 0 whenever a
+//! verdict was reached, whatever it is.
+
+use std::io::Read;
+use std::path::PathBuf;
+
+use anyhow::Context;
+use passrate_extract::{ExtractRequest, extract};
+use passrate_pool::Pool;
+use passrate_runner::{Runner, RunnerOptions};
+use passrate_sandbox::{Sandbox, SandboxConfig};
+use passrate_schema::{Language, Reason, TestResult, Verdict, Visibility, exit};
+use serde_json::{Value as Json, json};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Task id, e.g. `humaneval/12`.
+    #[arg(long)]
+    task: String,
+    /// Language of the candidate: python, javascript (js) or java.
+    #[arg(long, value_parser = parse_language)]
+    lang: Language,
+    /// Pool directory (default: the bundled pool).
+    #[arg(long)]
+    pool: Option<PathBuf>,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+    /// The candidate (a model's answer), or `-` for stdin.
+    file: String,
+}
+
+fn parse_language(s: &str) -> Result<Language, String> {
+    Language::parse(s).ok_or_else(|| format!("unknown language `{s}` (python, javascript, java)"))
+}
+
+pub fn run(args: Args) -> anyhow::Result<i32> {
+    let raw = if args.file == "-" {
+        let mut buf = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut buf)
+            .context("failed to read the candidate from stdin")?;
+        buf
+    } else {
+        match fs_err::read(&args.file) {
+            Ok(bytes) => bytes,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return Ok(exit::BAD_INPUT);
+            }
+        }
+    };
+    let pool = match &args.pool {
+        Some(dir) => Pool::load(dir),
+        None => Pool::bundled(),
+    };
+    let pool = match pool {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: failed to load the pool: {e}");
+            return Ok(exit::BAD_INPUT);
+        }
+    };
+    let Some(task) = pool.get(&args.task) else {
+        eprintln!("error: no task `{}` in the pool", args.task);
+        return Ok(exit::BAD_INPUT);
+    };
+    let Some(variant) = task.variants.get(&args.lang) else {
+        let offered: Vec<&str> = task.variants.keys().map(|l| l.as_str()).collect();
+        eprintln!(
+            "error: task `{}` has no {} variant (it has: {})",
+            task.id,
+            args.lang,
+            offered.join(", ")
+        );
+        return Ok(exit::BAD_INPUT);
+    };
+    let tests_total = task.tests_for(args.lang).count();
+    let extraction = extract(
+        &ExtractRequest::for_variant(args.lang, task.category, variant),
+        &raw,
+    );
+    let verdict = if extraction.compliant {
+        let sandbox = Sandbox::new(SandboxConfig::default())?;
+        let runner = Runner::new(sandbox, RunnerOptions::default());
+        runner
+            .evaluate(task, args.lang, &extraction.code)
+            .with_context(|| format!("failed to judge the candidate for {}", task.id))?
+    } else {
+        Verdict {
+            task: task.id.clone(),
+            language: args.lang,
+            reason: extraction.reason.unwrap_or(Reason::NoCode),
+            tests_passed: 0,
+            tests_total,
+            cpu_ms: 0,
+            wall_ms: 0,
+            peak_memory_bytes: None,
+            tests: Vec::new(),
+            detail: extraction.detail.clone(),
+        }
+    };
+    if args.json {
+        println!("{}", to_json(&verdict));
+    } else {
+        print_text(&verdict);
+    }
+    Ok(exit::OK)
+}
+
+/// Public tests show everything; hidden tests only whether they passed.
+fn test_json(t: &TestResult) -> Json {
+    let passed = t.reason == Reason::Pass;
+    match t.visibility {
+        Visibility::Hidden => json!({ "index": t.index, "visibility": "hidden", "passed": passed }),
+        Visibility::Public => json!({
+            "index": t.index,
+            "visibility": "public",
+            "passed": passed,
+            "reason": t.reason,
+            "actual": t.actual,
+            "error": t.error,
+            "cpu_us": t.cpu_us,
+            "detail": t.detail,
+        }),
+    }
+}
+
+fn to_json(v: &Verdict) -> Json {
+    json!({
+        "task": v.task,
+        "lang": v.language,
+        "verdict": if v.passed() { "pass" } else { "fail" },
+        "reason": v.reason,
+        "tests_passed": v.tests_passed,
+        "tests_total": v.tests_total,
+        "cpu_ms": v.cpu_ms,
+        "tests": v.tests.iter().map(test_json).collect::<Vec<_>>(),
+    })
+}
+
+fn print_text(v: &Verdict) {
+    let head = if v.passed() {
+        "pass".to_owned()
+    } else {
+        format!("fail ({})", v.reason)
+    };
+    println!(
+        "{head}  {} {}  {}/{} tests  cpu {} ms",
+        v.task, v.language, v.tests_passed, v.tests_total, v.cpu_ms
+    );
+    // The first failing public test prints its own detail below; hidden tests' details never
+    // contain expected values, so the task's detail is safe to show for them.
+    let first_failing_public = v
+        .tests
+        .iter()
+        .find(|t| t.reason != Reason::Pass)
+        .is_some_and(|t| t.visibility == Visibility::Public);
+    if !v.passed()
+        && !first_failing_public
+        && let Some(d) = &v.detail
+    {
+        println!("  {d}");
+    }
+    for t in &v.tests {
+        if t.reason == Reason::Pass {
+            continue;
+        }
+        match t.visibility {
+            Visibility::Hidden => println!("  hidden test {}: fail", t.index),
+            Visibility::Public => println!(
+                "  public test {}: {}{}",
+                t.index,
+                t.reason,
+                t.detail
+                    .as_deref()
+                    .map(|d| format!(": {d}"))
+                    .unwrap_or_default()
+            ),
+        }
+    }
+}
