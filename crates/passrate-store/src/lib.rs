@@ -20,6 +20,7 @@ use std::path::Path;
 use std::str::FromStr;
 use std::time::Duration;
 
+use sqlx::Connection;
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
@@ -174,6 +175,16 @@ impl Store {
     }
 
     async fn open_postgres(options: PgConnectOptions, location: String) -> Result<Store> {
+        // One direct connection first: the pool would retry a refused connection until its
+        // acquire timeout, while an unreachable server should be reported at once.
+        let probe = sqlx::PgConnection::connect_with(&options)
+            .await
+            .map_err(|source| StoreError::Open {
+                location: location.clone(),
+                source,
+            })?;
+        // A failed goodbye to a server that just answered changes nothing for the store.
+        let _ = probe.close().await;
         let pool = PgPoolOptions::new()
             .max_connections(8)
             .acquire_timeout(Duration::from_secs(30))

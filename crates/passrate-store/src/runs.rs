@@ -4,7 +4,7 @@
 use passrate_schema::{Category, Language, Manifest, Reason, TaskOutcome, Tier, Verdict};
 use serde::{Deserialize, Serialize};
 
-use crate::error::{is_foreign_key_violation, is_unique_violation};
+use crate::error::is_foreign_key_violation;
 use crate::{
     Inserted, Result, Store, StoreError, from_i64, from_json, now_rfc3339, to_i64, to_json,
     with_pool,
@@ -301,8 +301,6 @@ impl Store {
                 action,
                 run_id: unit.run_id.clone(),
             }),
-            // A racing writer of the same unit inside the same statement window: already stored.
-            Err(e) if is_unique_violation(&e) => Ok(false),
             Err(source) => Err(StoreError::Query { action, source }),
         }
     }
