@@ -170,7 +170,35 @@ fn run_in_cgroup(req: &JailRequest, cg: &ExecCgroup) -> JailResponse {
     for fd in procs_fds {
         close(fd);
     }
-    let result = supervise(req, cg, &pipes, holder, last);
+    // Child-side ends belong to the jail's processes only.
+    for fd in [
+        pipes.to_parent.1,
+        pipes.from_parent.0,
+        pipes.status.1,
+        pipes.stdin.0,
+        pipes.stdout.1,
+        pipes.stderr.1,
+        pipes.chan_in.0,
+        pipes.chan_out.1,
+    ] {
+        close(fd);
+    }
+    let io = IoFds {
+        status: pipes.status.0,
+        stdout: pipes.stdout.0,
+        stderr: pipes.stderr.0,
+        chan_out: pipes.chan_out.0,
+        stdin: pipes.stdin.1,
+        chan_in: pipes.chan_in.1,
+    };
+    let result = release_holder(
+        req.uid_base,
+        holder,
+        pipes.to_parent.0,
+        pipes.from_parent.1,
+        pipes.status.0,
+    )
+    .and_then(|()| supervise(&req.exec, cg, &io, last, None));
     // Whatever happened, nothing of the jail may outlive this function.
     cg.kill_all();
     let mut status = 0;
@@ -511,63 +539,65 @@ impl Feed<'_> {
     }
 }
 
-fn supervise(
-    req: &JailRequest,
-    cg: &ExecCgroup,
-    pipes: &Pipes,
+/// Gives the namespace holder its uid/gid maps once it has unshared, then releases it.
+fn release_holder(
+    uid_base: u32,
     holder: libc::pid_t,
-    last: usize,
-) -> JailResponse {
-    let limits = &req.exec.limits;
-    // Child-side ends belong to the jail's processes only.
-    for fd in [
-        pipes.to_parent.1,
-        pipes.from_parent.0,
-        pipes.status.1,
-        pipes.stdin.0,
-        pipes.stdout.1,
-        pipes.stderr.1,
-        pipes.chan_in.0,
-        pipes.chan_out.1,
-    ] {
-        close(fd);
-    }
-    // Wait for the holder's namespaces, then give them their uid/gid maps.
+    to_parent: RawFd,
+    from_parent: RawFd,
+    status: RawFd,
+) -> Result<(), String> {
     let mut byte = [0u8; 1];
-    match sys::read_exact(pipes.to_parent.0, &mut byte) {
+    match sys::read_exact(to_parent, &mut byte) {
         Ok(true) => {}
         _ => {
-            return Err(read_setup_error(pipes.status.0)
+            return Err(read_setup_error(status)
                 .unwrap_or_else(|| "the jail namespace holder died during set-up".into()));
         }
     }
-    let base = req.uid_base;
     let proc_dir = format!("/proc/{holder}");
-    let maps = [
-        ("setgroups", "deny".to_string()),
-        (
-            "uid_map",
-            format!("0 {base} 1\n{JAIL_UID} {} 1\n", base + JAIL_UID),
-        ),
-        (
-            "gid_map",
-            format!("0 {base} 1\n{JAIL_UID} {} 1\n", base + JAIL_UID),
-        ),
-    ];
-    for (file, content) in maps {
+    let map = format!("0 {uid_base} 1\n{JAIL_UID} {} 1\n", uid_base + JAIL_UID);
+    for (file, content) in [
+        ("setgroups", "deny"),
+        ("uid_map", map.as_str()),
+        ("gid_map", map.as_str()),
+    ] {
         let path = CString::new(format!("{proc_dir}/{file}")).expect("no NUL");
         sys::write_file(&path, content.as_bytes())
             .map_err(|e| format!("failed to write {proc_dir}/{file}: {e}"))?;
     }
-    write_all(pipes.from_parent.1, b"m").map_err(|e| format!("failed to release the jail: {e}"))?;
+    write_all(from_parent, b"m").map_err(|e| format!("failed to release the jail: {e}"))
+}
 
+/// The supervisor's ends of one execution's descriptors.
+pub(crate) struct IoFds {
+    pub status: RawFd,
+    pub stdout: RawFd,
+    pub stderr: RawFd,
+    pub chan_out: RawFd,
+    pub stdin: RawFd,
+    pub chan_in: RawFd,
+}
+
+/// Runs the I/O and limit loop of one execution until every step has ended and every
+/// output is closed. `slot_seq` is set for warm-slot executions: status records then carry
+/// the execution's sequence number instead of a step index, stale records are ignored, and
+/// the jail is killed through its cgroup only (the slot's init must survive).
+pub(crate) fn supervise(
+    exec: &crate::api::ExecRequest,
+    cg: &ExecCgroup,
+    io: &IoFds,
+    last: usize,
+    slot_seq: Option<u32>,
+) -> JailResponse {
+    let limits = &exec.limits;
     for fd in [
-        pipes.status.0,
-        pipes.stdout.0,
-        pipes.stderr.0,
-        pipes.chan_out.0,
-        pipes.stdin.1,
-        pipes.chan_in.1,
+        io.status,
+        io.stdout,
+        io.stderr,
+        io.chan_out,
+        io.stdin,
+        io.chan_in,
         0,
     ] {
         let _ = sys::set_nonblocking(fd);
@@ -575,29 +605,29 @@ fn supervise(
     let cap = limits.output_bytes as usize;
     let mut outs = [
         Capture {
-            fd: pipes.stdout.0,
+            fd: io.stdout,
             data: Vec::new(),
             open: true,
         },
         Capture {
-            fd: pipes.stderr.0,
+            fd: io.stderr,
             data: Vec::new(),
             open: true,
         },
         Capture {
-            fd: pipes.chan_out.0,
+            fd: io.chan_out,
             data: Vec::new(),
             open: true,
         },
     ];
     let mut feeds = [
         Feed {
-            fd: pipes.stdin.1,
-            data: &req.exec.stdin,
+            fd: io.stdin,
+            data: &exec.stdin,
         },
         Feed {
-            fd: pipes.chan_in.1,
-            data: &req.exec.channel_input,
+            fd: io.chan_in,
+            data: &exec.channel_input,
         },
     ];
     for f in &mut feeds {
@@ -622,10 +652,13 @@ fn supervise(
     };
 
     loop {
+        if !status_open && outs.iter().all(|o| !o.open) {
+            break;
+        }
         let mut fds: Vec<libc::pollfd> = Vec::with_capacity(8);
         if status_open {
             fds.push(libc::pollfd {
-                fd: pipes.status.0,
+                fd: io.status,
                 events: libc::POLLIN,
                 revents: 0,
             });
@@ -651,11 +684,7 @@ fn supervise(
                 revents: 0,
             });
         }
-        if !status_open && outs.iter().all(|o| !o.open) {
-            break;
-        }
-        let timeout_ms = 5;
-        unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, timeout_ms) };
+        unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, 5) };
 
         for o in outs.iter_mut() {
             if o.open && o.pump(cap) && killed_for.is_none() {
@@ -667,9 +696,30 @@ fn supervise(
             f.push();
         }
         if !host_gone {
-            let mut b = [0u8; 64];
-            let n = unsafe { libc::read(0, b.as_mut_ptr().cast(), b.len()) };
-            if n == 0 {
+            let mut b = [0u8; 1];
+            let n = unsafe {
+                libc::recv(
+                    0,
+                    b.as_mut_ptr().cast(),
+                    1,
+                    libc::MSG_PEEK | libc::MSG_DONTWAIT,
+                )
+            };
+            let eof = if n < 0 && io::Error::last_os_error().raw_os_error() == Some(libc::ENOTSOCK)
+            {
+                // A pipe: only EOF can be read here, the host sends nothing mid-execution.
+                unsafe { libc::read(0, b.as_mut_ptr().cast(), 0) };
+                let mut p = libc::pollfd {
+                    fd: 0,
+                    events: libc::POLLIN,
+                    revents: 0,
+                };
+                unsafe { libc::poll(&mut p, 1, 0) };
+                p.revents & libc::POLLHUP != 0
+            } else {
+                n == 0
+            };
+            if eof {
                 host_gone = true;
                 killed_for.get_or_insert(ExecStatus::Timeout);
                 kill(init_pid);
@@ -678,7 +728,7 @@ fn supervise(
         if status_open {
             let mut buf = [0u8; 4096];
             loop {
-                let n = unsafe { libc::read(pipes.status.0, buf.as_mut_ptr().cast(), buf.len()) };
+                let n = unsafe { libc::read(io.status, buf.as_mut_ptr().cast(), buf.len()) };
                 if n > 0 {
                     status_buf.extend_from_slice(&buf[..n as usize]);
                 } else {
@@ -690,8 +740,12 @@ fn supervise(
             }
             while status_buf.len() >= 12 {
                 let kind = u32::from_le_bytes(status_buf[0..4].try_into().expect("4"));
-                let step = u32::from_le_bytes(status_buf[4..8].try_into().expect("4")) as usize;
+                let mut step = u32::from_le_bytes(status_buf[4..8].try_into().expect("4")) as usize;
                 let value = i32::from_le_bytes(status_buf[8..12].try_into().expect("4"));
+                let stale = slot_seq.is_some_and(|seq| step != seq as usize);
+                if slot_seq.is_some() {
+                    step = 0;
+                }
                 if kind == MSG_SETUP_ERROR {
                     let len = value.max(0) as usize;
                     if status_buf.len() < 12 + len {
@@ -701,10 +755,17 @@ fn supervise(
                         return Err("the jail reported a truncated set-up error".into());
                     }
                     let msg = String::from_utf8_lossy(&status_buf[12..12 + len]).into_owned();
+                    status_buf.drain(..12 + len);
+                    if stale {
+                        continue;
+                    }
                     kill(init_pid);
                     return Err(msg);
                 }
                 status_buf.drain(..12);
+                if stale {
+                    continue;
+                }
                 match kind {
                     MSG_INIT_PID => init_pid = Some(value),
                     MSG_STEP_START => {
@@ -716,6 +777,12 @@ fn supervise(
                             cpu_total += cg.cpu_us().unwrap_or(cpu0).saturating_sub(cpu0);
                         }
                         ended = Some((step, value));
+                        if slot_seq.is_some() {
+                            // The slot's status channel stays open; the candidate's
+                            // stragglers die now so that its outputs close.
+                            status_open = false;
+                            cg.kill_all();
+                        }
                     }
                     _ => return Err(format!("unknown jail status message {kind}")),
                 }
@@ -752,7 +819,7 @@ fn supervise(
             (current.map(|c| c.0).unwrap_or(last), libc::SIGKILL)
         }
         None => {
-            return Err(read_setup_error(pipes.status.0)
+            return Err(read_setup_error(io.status)
                 .unwrap_or_else(|| "the jail init died before reporting".into()));
         }
     };

@@ -1,18 +1,96 @@
-//! Subcommands. Each module exposes `Args` (clap) and `run(args) -> anyhow::Result<i32>`.
+//! Subcommands. Each module exposes `Args` (clap) and `run(args) -> anyhow::Result<i32>`;
+//! this module parses the command line, dispatches, and maps errors to exit codes.
 
 use clap::{Parser, Subcommand};
+use passrate_schema::exit;
+
+mod bench_extract;
+mod bench_sandbox;
+mod bench_score;
+mod check;
+mod extract;
+mod pool;
+mod sample;
+mod sandbox;
 
 #[derive(Parser)]
-#[command(name = "passrate", version, about = "Weekly, reproducible pass rates of code-generation models")]
+#[command(
+    name = "passrate",
+    version,
+    about = "Weekly, reproducible pass rates of code-generation models"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
 }
 
 #[derive(Subcommand)]
-enum Command {}
+enum Command {
+    /// The week's sample: seed, pool version, task ids.
+    Sample(sample::Args),
+    /// Judge one candidate against a task's tests (exit 0 whenever a verdict was reached).
+    Check(check::Args),
+    /// Extract the candidate code from a model answer and check its format.
+    Extract(extract::Args),
+    /// Task pool: stats, show, validate, rotate, import.
+    Pool(pool::Args),
+    /// Run programs in the sandbox.
+    #[command(subcommand)]
+    Sandbox(sandbox::SandboxCommand),
+    /// Benchmarks that print the figures of DESIGN.md section 6.
+    #[command(subcommand)]
+    Bench(BenchCommand),
+}
+
+#[derive(Subcommand)]
+enum BenchCommand {
+    /// Answers extracted per second over the bundled real-answer corpus (one core).
+    Extract(bench_extract::Args),
+    /// Bare process vs fresh jail per language, and executions per second.
+    Sandbox(bench_sandbox::Args),
+    /// Time scoring 28 models × 400 tasks with 1,000 resamples each (target ≤ 1 s).
+    Score(bench_score::Args),
+}
 
 pub fn main() -> i32 {
     let cli = Cli::parse();
-    match cli.command {}
+    let result = match cli.command {
+        Command::Sample(args) => sample::run(args),
+        Command::Check(args) => check::run(args),
+        Command::Extract(args) => extract::run(args),
+        Command::Pool(args) => pool::run(args),
+        Command::Sandbox(cmd) => sandbox::run(cmd),
+        Command::Bench(BenchCommand::Extract(args)) => bench_extract::run(args),
+        Command::Bench(BenchCommand::Sandbox(args)) => bench_sandbox::run(args),
+        Command::Bench(BenchCommand::Score(args)) => bench_score::run(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            exit_code_for(&err)
+        }
+    }
+}
+
+/// Every top-level error maps to one named exit code.
+fn exit_code_for(err: &anyhow::Error) -> i32 {
+    for cause in err.chain() {
+        if let Some(e) = cause.downcast_ref::<passrate_sandbox::SandboxError>() {
+            return match e {
+                passrate_sandbox::SandboxError::Unavailable { .. } => exit::SANDBOX_UNAVAILABLE,
+                passrate_sandbox::SandboxError::InvalidRequest(_) => exit::BAD_INPUT,
+                _ => exit::SANDBOX_ERROR,
+            };
+        }
+        if let Some(e) = cause.downcast_ref::<passrate_runner::RunnerError>() {
+            if e.is_infrastructure() {
+                return exit::SANDBOX_ERROR;
+            }
+        }
+        if cause.downcast_ref::<std::io::Error>().is_some() {
+            return exit::BAD_INPUT;
+        }
+    }
+    exit::INTERNAL
 }

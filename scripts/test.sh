@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The whole test suite, from a fresh machine: installs what the tests need (PostgreSQL from
+# Debian packages), starts a throwaway PostgreSQL, then lints and runs every test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+echo "== toolchain and services" >&2
+if [ -x scripts/postgres-test-server.sh ]; then
+  # Prints `export PASSRATE_TEST_POSTGRES_URL=...`.
+  eval "$(scripts/postgres-test-server.sh)"
+fi
+
+echo "== format and lints" >&2
+cargo fmt --all --check
+cargo clippy --workspace --all-targets --locked -- -D warnings
+
+echo "== tests" >&2
+cargo build --workspace --bins --locked
+if command -v cargo-nextest >/dev/null 2>&1; then
+  cargo nextest run --workspace --locked --no-fail-fast
+else
+  cargo test --workspace --locked --no-fail-fast
+fi
