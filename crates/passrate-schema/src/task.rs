@@ -267,7 +267,10 @@ pub struct Step {
 #[serde(tag = "form", rename_all = "snake_case")]
 pub enum TestForm {
     /// Call the entry point with `args`; compare the result.
-    Call { args: Vec<Value>, expected: Expected },
+    Call {
+        args: Vec<Value>,
+        expected: Expected,
+    },
     /// Construct the task's class with `constructor_args`, then call `steps` in order.
     Sequence {
         constructor_args: Vec<Value>,

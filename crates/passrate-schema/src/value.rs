@@ -196,7 +196,10 @@ fn decode(json: &serde_json::Value, path: &mut String, depth: usize) -> Result<V
         J::Null => Ok(Value::Null),
         J::Bool(b) => Ok(Value::Bool(*b)),
         J::String(s) => Ok(Value::Str(s.clone())),
-        J::Number(_) => Err(fail(path, "bare number: use {\"int\": ...} or {\"float\": ...}")),
+        J::Number(_) => Err(fail(
+            path,
+            "bare number: use {\"int\": ...} or {\"float\": ...}",
+        )),
         J::Array(items) => Ok(Value::List(decode_items(items, path)?)),
         J::Object(map) => {
             if map.len() != 1 {
@@ -210,9 +213,9 @@ fn decode(json: &serde_json::Value, path: &mut String, depth: usize) -> Result<V
                 ("int", J::String(s)) => Integer::parse(s)
                     .map(Value::Int)
                     .ok_or_else(|| fail(path, "not a decimal integer")),
-                ("int", J::Number(n)) if n.is_i64() || n.is_u64() => {
-                    Ok(Value::Int(Integer::parse(&n.to_string()).expect("json integer")))
-                }
+                ("int", J::Number(n)) if n.is_i64() || n.is_u64() => Ok(Value::Int(
+                    Integer::parse(&n.to_string()).expect("json integer"),
+                )),
                 ("float", J::Number(n)) => n
                     .as_f64()
                     .map(Value::Float)
@@ -246,7 +249,10 @@ fn decode(json: &serde_json::Value, path: &mut String, depth: usize) -> Result<V
                     Ok(Value::Map(out))
                 }
                 ("opaque", J::String(s)) => Ok(Value::Opaque(s.clone())),
-                (tag, _) => Err(fail(path, &format!("unknown tag or wrong payload for {tag:?}"))),
+                (tag, _) => Err(fail(
+                    path,
+                    &format!("unknown tag or wrong payload for {tag:?}"),
+                )),
             };
             path.truncate(len);
             value
@@ -282,7 +288,12 @@ impl schemars::JsonSchema for Value {
 impl fmt::Display for Value {
     /// A compact, Python-like rendering for humans (verdict details, `pool show`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fn seq(f: &mut fmt::Formatter<'_>, open: &str, items: &[Value], close: &str) -> fmt::Result {
+        fn seq(
+            f: &mut fmt::Formatter<'_>,
+            open: &str,
+            items: &[Value],
+            close: &str,
+        ) -> fmt::Result {
             f.write_str(open)?;
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
@@ -329,7 +340,9 @@ mod tests {
             any::<bool>().prop_map(Value::Bool),
             any::<i64>().prop_map(Value::int),
             "-?[1-9][0-9]{0,40}".prop_map(|s| Value::Int(Integer::parse(&s).unwrap())),
-            any::<f64>().prop_filter("nan compares unequal", |f| !f.is_nan()).prop_map(Value::Float),
+            any::<f64>()
+                .prop_filter("nan compares unequal", |f| !f.is_nan())
+                .prop_map(Value::Float),
             ".*".prop_map(Value::Str),
         ];
         leaf.prop_recursive(4, 32, 6, |inner| {
