@@ -165,13 +165,11 @@ impl Layout {
         };
 
         let pick = |role: &str, v2_ok: bool, v1_controller: &str| -> Result<Base, SandboxError> {
-            if v2_ok {
-                if let Some(dir) = &v2_base {
-                    return Ok(Base {
-                        version: Version::V2,
-                        dir: dir.clone(),
-                    });
-                }
+            if v2_ok && let Some(dir) = &v2_base {
+                return Ok(Base {
+                    version: Version::V2,
+                    dir: dir.clone(),
+                });
             }
             if let Some(dir) = v1_for(v1_controller) {
                 ensure_dir(&dir)?;

@@ -28,9 +28,10 @@ use crate::wire::{self, JailRequest, JailResponse};
 /// Entry point of the jail process. Reads one request on stdin, answers on stdout, exits.
 pub fn jail_main() -> ! {
     unsafe { libc::signal(libc::SIGPIPE, libc::SIG_IGN) };
-    let request: Result<JailRequest, _> = wire::read_frame(io::stdin().lock());
+    let request: Result<wire::Start, _> = wire::read_frame(io::stdin().lock());
     let response: JailResponse = match request {
-        Ok(req) => run(&req),
+        Ok(wire::Start::Exec(req)) => run(&req),
+        Ok(wire::Start::Slot(req)) => crate::slot::serve(req),
         Err(e) => Err(format!("failed to read the jail request: {e}")),
     };
     let code = match wire::write_frame(io::stdout().lock(), &response) {
@@ -51,7 +52,7 @@ fn run(req: &JailRequest) -> JailResponse {
     result
 }
 
-fn unique_suffix() -> u64 {
+pub(crate) fn unique_suffix() -> u64 {
     let mut ts: libc::timespec = unsafe { std::mem::zeroed() };
     unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
     (ts.tv_sec as u64)
@@ -78,12 +79,12 @@ struct Pipes {
     chan_out: (RawFd, RawFd),
 }
 
-const MSG_INIT_PID: u32 = 0;
-const MSG_STEP_START: u32 = 1;
-const MSG_STEP_END: u32 = 2;
-const MSG_SETUP_ERROR: u32 = 3;
+pub(crate) const MSG_INIT_PID: u32 = 0;
+pub(crate) const MSG_STEP_START: u32 = 1;
+pub(crate) const MSG_STEP_END: u32 = 2;
+pub(crate) const MSG_SETUP_ERROR: u32 = 3;
 
-fn send(fd: RawFd, kind: u32, step: u32, value: i32) {
+pub(crate) fn send(fd: RawFd, kind: u32, step: u32, value: i32) {
     let mut rec = [0u8; 12];
     rec[..4].copy_from_slice(&kind.to_le_bytes());
     rec[4..8].copy_from_slice(&step.to_le_bytes());
@@ -91,7 +92,7 @@ fn send(fd: RawFd, kind: u32, step: u32, value: i32) {
     let _ = write_all(fd, &rec);
 }
 
-fn send_error(fd: RawFd, message: &str) {
+pub(crate) fn send_error(fd: RawFd, message: &str) {
     let bytes = message.as_bytes();
     let len = bytes.len().min(4096);
     send(fd, MSG_SETUP_ERROR, 0, len as i32);
@@ -165,7 +166,24 @@ fn run_in_cgroup(req: &JailRequest, cg: &ExecCgroup) -> JailResponse {
         return Err(format!("fork failed: {}", io::Error::last_os_error()));
     }
     if holder == 0 {
-        namespace_holder(req, &pipes, &procs_fds, &steps, &env, &filter);
+        let supervisor_ends = [
+            pipes.to_parent.0,
+            pipes.from_parent.1,
+            pipes.status.0,
+            pipes.stdin.1,
+            pipes.stdout.0,
+            pipes.stderr.0,
+            pipes.chan_in.1,
+            pipes.chan_out.0,
+        ];
+        let fds = HolderFds {
+            to_parent: pipes.to_parent.1,
+            from_parent: pipes.from_parent.0,
+            status: pipes.status.1,
+        };
+        namespace_holder(&supervisor_ends, fds, || {
+            init_main(req, &pipes, &procs_fds, &steps, &env, &filter)
+        });
     }
     for fd in procs_fds {
         close(fd);
@@ -203,23 +221,22 @@ fn run_in_cgroup(req: &JailRequest, cg: &ExecCgroup) -> JailResponse {
     cg.kill_all();
     let mut status = 0;
     unsafe { libc::waitpid(holder, &mut status, 0) };
-    for (r, w) in [
-        pipes.status,
-        pipes.stdin,
-        pipes.stdout,
-        pipes.stderr,
-        pipes.chan_in,
-        pipes.chan_out,
-        pipes.to_parent,
-        pipes.from_parent,
+    // The child-side ends were closed before supervising, and supervise closed the input
+    // feeds; closing any of them again could close a reused descriptor.
+    for fd in [
+        pipes.status.0,
+        pipes.stdout.0,
+        pipes.stderr.0,
+        pipes.chan_out.0,
+        pipes.to_parent.0,
+        pipes.from_parent.1,
     ] {
-        close(r);
-        close(w);
+        close(fd);
     }
     result
 }
 
-fn rearm_parent_death(expected_parent: libc::pid_t) {
+pub(crate) fn rearm_parent_death(expected_parent: libc::pid_t) {
     unsafe {
         libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
         if libc::getppid() != expected_parent {
@@ -228,29 +245,27 @@ fn rearm_parent_death(expected_parent: libc::pid_t) {
     }
 }
 
-/// The first child: creates the namespaces, waits for its uid/gid maps, forks init, waits.
-fn namespace_holder(
-    req: &JailRequest,
-    pipes: &Pipes,
-    procs_fds: &[RawFd],
-    steps: &[PreparedStep],
-    env: &[CString],
-    filter: &[libc::sock_filter],
+/// The descriptors a namespace holder uses to talk to the jail process.
+pub(crate) struct HolderFds {
+    /// Written once the namespaces exist ("u").
+    pub to_parent: RawFd,
+    /// Read until the uid/gid maps are written ("m").
+    pub from_parent: RawFd,
+    /// Set-up errors and the init's pid.
+    pub status: RawFd,
+}
+
+/// The first child: creates the namespaces, waits for its uid/gid maps, forks `init`,
+/// waits for it. `supervisor_ends` are closed first: the holder and everything below it
+/// must hold none of the jail process's descriptors.
+pub(crate) fn namespace_holder(
+    supervisor_ends: &[RawFd],
+    fds: HolderFds,
+    init: impl FnOnce(),
 ) -> ! {
     let jail_pid = unsafe { libc::getppid() };
     rearm_parent_death(jail_pid);
-    // Keep none of the supervisor's ends (else the candidate never sees EOF on its input)
-    // nor the jail's own stdio (the host protocol).
-    for fd in [
-        pipes.to_parent.0,
-        pipes.from_parent.1,
-        pipes.status.0,
-        pipes.stdin.1,
-        pipes.stdout.0,
-        pipes.stderr.0,
-        pipes.chan_in.1,
-        pipes.chan_out.0,
-    ] {
+    for &fd in supervisor_ends {
         close(fd);
     }
     let null = unsafe { libc::open(c"/dev/null".as_ptr(), libc::O_RDWR) };
@@ -264,55 +279,42 @@ fn namespace_holder(
         | libc::CLONE_NEWNET
         | libc::CLONE_NEWIPC
         | libc::CLONE_NEWUTS;
-    if unsafe { libc::unshare(flags) } != 0 {
+    let fail = |what: &str| -> ! {
         send_error(
-            pipes.status.1,
-            &format!(
-                "unshare of the jail namespaces failed: {}",
-                io::Error::last_os_error()
-            ),
+            fds.status,
+            &format!("{what}: {}", io::Error::last_os_error()),
         );
-        unsafe { libc::_exit(1) };
+        unsafe { libc::_exit(1) }
+    };
+    if unsafe { libc::unshare(flags) } != 0 {
+        fail("unshare of the jail namespaces failed");
     }
-    let _ = write_all(pipes.to_parent.1, b"u");
+    let _ = write_all(fds.to_parent, b"u");
     let mut ok = [0u8; 1];
-    if !matches!(sys::read_exact(pipes.from_parent.0, &mut ok), Ok(true)) {
+    if !matches!(sys::read_exact(fds.from_parent, &mut ok), Ok(true)) {
         unsafe { libc::_exit(1) };
     }
     // Until now our credentials were unmapped in the new namespace (files could not be
     // created: EOVERFLOW); become the namespace's root explicitly.
     if unsafe { libc::setresgid(0, 0, 0) } != 0 || unsafe { libc::setresuid(0, 0, 0) } != 0 {
-        send_error(
-            pipes.status.1,
-            &format!(
-                "failed to become root in the user namespace: {}",
-                io::Error::last_os_error()
-            ),
-        );
-        unsafe { libc::_exit(1) };
+        fail("failed to become root in the user namespace");
     }
     // unshare(CLONE_NEWUSER) and setresuid each cleared the parent-death signal: arm it
     // again, then make sure the jail did not die in between.
     rearm_parent_death(jail_pid);
-    let init = unsafe { libc::fork() };
-    if init < 0 {
-        send_error(
-            pipes.status.1,
-            &format!(
-                "fork of the jail init failed: {}",
-                io::Error::last_os_error()
-            ),
-        );
+    let init_pid = unsafe { libc::fork() };
+    if init_pid < 0 {
+        fail("fork of the jail init failed");
+    }
+    if init_pid == 0 {
+        // `init` never returns; exiting here is only a guard.
+        init();
         unsafe { libc::_exit(1) };
     }
-    if init == 0 {
-        init_main(req, pipes, procs_fds, steps, env, filter);
-    }
-    send(pipes.status.1, MSG_INIT_PID, 0, init);
-    let keep = [pipes.status.1];
-    sys::close_fds_from(0, &keep);
+    send(fds.status, MSG_INIT_PID, 0, init_pid);
+    sys::close_fds_from(0, &[fds.status]);
     let mut status = 0;
-    unsafe { libc::waitpid(init, &mut status, 0) };
+    unsafe { libc::waitpid(init_pid, &mut status, 0) };
     unsafe { libc::_exit(0) }
 }
 
@@ -350,6 +352,7 @@ fn init_main(
         mountpoint: &req.root_mountpoint,
         ro_binds: &binds,
         workdir_bytes: req.exec.limits.workdir_bytes,
+        extra_files: &[],
     };
     if let Err(e) = mounts::build_root(&spec) {
         fail(format!("failed to build the jail filesystem: {e}"));
@@ -540,7 +543,7 @@ impl Feed<'_> {
 }
 
 /// Gives the namespace holder its uid/gid maps once it has unshared, then releases it.
-fn release_holder(
+pub(crate) fn release_holder(
     uid_base: u32,
     holder: libc::pid_t,
     to_parent: RawFd,
@@ -579,7 +582,8 @@ pub(crate) struct IoFds {
     pub chan_in: RawFd,
 }
 
-/// Runs the I/O and limit loop of one execution until every step has ended and every
+/// Runs the I/O and limit loop of one execution (it closes `io.stdin` and `io.chan_in`;
+/// the caller closes the rest) until every step has ended and every
 /// output is closed. `slot_seq` is set for warm-slot executions: status records then carry
 /// the execution's sequence number instead of a step index, stale records are ignored, and
 /// the jail is killed through its cgroup only (the slot's init must survive).
@@ -598,7 +602,6 @@ pub(crate) fn supervise(
         io.chan_out,
         io.stdin,
         io.chan_in,
-        0,
     ] {
         let _ = sys::set_nonblocking(fd);
     }
@@ -788,20 +791,19 @@ pub(crate) fn supervise(
                 }
             }
         }
-        if let Some((step, start, cpu0)) = current {
-            if killed_for.is_none() {
-                let (cpu_budget, wall_budget) = if step == last {
-                    (limits.cpu_ms, limits.wall_ms)
-                } else {
-                    (limits.setup_cpu_ms, limits.setup_cpu_ms * 2 + 2_000)
-                };
-                let cpu_used = cg.cpu_us().unwrap_or(cpu0).saturating_sub(cpu0);
-                if cpu_used > cpu_budget * 1000
-                    || start.elapsed() > Duration::from_millis(wall_budget)
-                {
-                    killed_for = Some(ExecStatus::Timeout);
-                    kill(init_pid);
-                }
+        if let Some((step, start, cpu0)) = current
+            && killed_for.is_none()
+        {
+            let (cpu_budget, wall_budget) = if step == last {
+                (limits.cpu_ms, limits.wall_ms)
+            } else {
+                (limits.setup_cpu_ms, limits.setup_cpu_ms * 2 + 2_000)
+            };
+            let cpu_used = cg.cpu_us().unwrap_or(cpu0).saturating_sub(cpu0);
+            if cpu_used > cpu_budget * 1000 || start.elapsed() > Duration::from_millis(wall_budget)
+            {
+                killed_for = Some(ExecStatus::Timeout);
+                kill(init_pid);
             }
         }
     }
@@ -811,6 +813,9 @@ pub(crate) fn supervise(
     }
     let peak_memory_bytes = cg.peak_memory();
     let oom = cg.oom_killed();
+    for f in feeds.iter().filter(|f| f.fd >= 0) {
+        close(f.fd);
+    }
     let [stdout, stderr, channel] = outs.map(|o| o.data);
 
     let (step, wait_status) = match ended {

@@ -14,10 +14,11 @@ mod jail;
 mod mounts;
 pub mod runtimes;
 pub mod seccomp;
+mod slot;
 mod sys;
 mod wire;
 
 pub use api::*;
 pub use cgroup::CgroupPreference;
-pub use host::{Launcher, Sandbox, SandboxConfig};
+pub use host::{DEFAULT_PYTHON_PRELOAD, Launcher, Sandbox, SandboxConfig};
 pub use jail::jail_main;

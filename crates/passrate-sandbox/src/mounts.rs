@@ -106,6 +106,8 @@ pub struct RootSpec<'a> {
     /// Extra host paths bound read-only at the same path (runtimes outside /usr, harness dirs).
     pub ro_binds: &'a [PathBuf],
     pub workdir_bytes: u64,
+    /// Files placed in the (afterwards read-only) root, e.g. the fork server's source.
+    pub extra_files: &'a [(&'a str, &'a [u8])],
 }
 
 /// Builds the root and pivots into it. Afterwards `/` is read-only and `/tmp` is the work dir.
@@ -227,6 +229,13 @@ pub fn build_root(spec: &RootSpec<'_>) -> io::Result<()> {
 
     for extra in spec.ro_binds {
         mirror(root, extra)?;
+    }
+    for (path, contents) in spec.extra_files {
+        let inside = root.join(path);
+        if let Some(parent) = inside.parent() {
+            mkdir_p(parent)?;
+        }
+        fs_err::write(&inside, contents)?;
     }
 
     // pivot_root(".", ".") stacks the old root under the new one; detaching it leaves only

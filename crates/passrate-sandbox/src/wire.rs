@@ -28,6 +28,14 @@ pub struct JailRequest {
 
 pub type JailResponse = Result<ExecOutcome, String>;
 
+/// The first frame the jail process reads: one execution in a fresh jail, or become a warm
+/// slot that serves executions until its stdin closes.
+#[derive(Debug, Serialize, Deserialize)]
+pub enum Start {
+    Exec(JailRequest),
+    Slot(crate::slot::SlotRequest),
+}
+
 pub fn write_frame<W: Write, T: Serialize>(mut w: W, value: &T) -> io::Result<()> {
     let body = serde_json::to_vec(value).map_err(io::Error::other)?;
     w.write_all(&(body.len() as u32).to_le_bytes())?;

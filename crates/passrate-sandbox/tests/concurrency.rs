@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use passrate_sandbox::{ExecRequest, ExecStatus, Program};
 
 fn mounts_count() -> usize {
-    std::fs::read_to_string("/proc/self/mountinfo")
+    fs_err::read_to_string("/proc/self/mountinfo")
         .map(|m| m.lines().count())
         .unwrap_or(0)
 }
@@ -83,7 +83,7 @@ fn soak_ten_thousand_mixed_executions() {
 }
 
 fn available_memory_kib() -> u64 {
-    std::fs::read_to_string("/proc/meminfo")
+    fs_err::read_to_string("/proc/meminfo")
         .ok()
         .and_then(|m| {
             m.lines()

@@ -27,8 +27,10 @@ fn identity_environment_and_filesystem_are_the_jails() {
         !text.contains("NODE_EXTRA_CA_CERTS") && !text.contains("CARGO"),
         "host environment leaked: {text}"
     );
+    // Warm slots also hold the fork server's (public) source under /run.
+    let root = lines[2].replace(" 'run',", "");
     assert_eq!(
-        lines[2],
+        root,
         "['bin', 'dev', 'etc', 'lib', 'lib64', 'proc', 'sbin', 'tmp', 'usr']"
     );
     assert_eq!(
@@ -202,7 +204,7 @@ fn daemons_die_under_cgroup_v1_kill_too() {
 fn pure_cgroup_v2_without_controllers_is_refused_with_a_hint() {
     // This host's v2 tree has no memory or pids controller: a v2-only sandbox cannot limit
     // memory and must say so rather than run without the limit.
-    let has_v2_memory = std::fs::read_to_string("/sys/fs/cgroup/unified/cgroup.controllers")
+    let has_v2_memory = fs_err::read_to_string("/sys/fs/cgroup/unified/cgroup.controllers")
         .is_ok_and(|c| c.contains("memory"));
     if has_v2_memory || !std::path::Path::new("/sys/fs/cgroup/unified").exists() {
         return;
@@ -477,6 +479,8 @@ fn supervisor_killed_mid_run_leaves_nothing() {
         result.is_err(),
         "a killed jail is an infrastructure error, not a verdict"
     );
+    // The killed jail was a warm slot or a fresh jail: either way all of it must go, its
+    // namespace root processes too.
     for _ in 0..200 {
         if common::processes_with_uids(&[base, base + 1000]).is_empty() {
             break;
@@ -507,7 +511,7 @@ fn find_jail_pid() -> Option<i32> {
     let me = std::process::id().to_string();
     for e in std::fs::read_dir("/proc").ok()?.flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{name}/stat")) else {
+        let Ok(stat) = fs_err::read_to_string(format!("/proc/{name}/stat")) else {
             continue;
         };
         let after = stat.rsplit(')').next().unwrap_or("");
@@ -517,4 +521,48 @@ fn find_jail_pid() -> Option<i32> {
         }
     }
     None
+}
+
+#[test]
+fn python_in_a_fresh_jail_is_isolated_the_same_way() {
+    let j = jail();
+    let req = common::python_request(
+        "import os\nprint(os.getuid(), sorted(os.listdir('/tmp')), len([p for p in os.listdir('/proc') if p.isdigit()]))\n",
+    );
+    let out = j.sandbox.execute_fresh_jail(&req).unwrap();
+    j.assert_nothing_survives();
+    assert_eq!(stdout(&out).trim(), "1000 ['main.py'] 1", "{out:?}");
+}
+
+#[test]
+fn warm_slots_are_reused_and_do_not_accumulate_processes() {
+    let j = common::jail_with(CgroupPreference::Auto, 1);
+    let first = j.python("print('warm')");
+    assert_eq!(stdout(&first).trim(), "warm");
+    let infrastructure = common::processes_with_uids(&[j.uid_base]).len();
+    assert!(
+        infrastructure > 0,
+        "a warm slot should be running between executions"
+    );
+    for i in 0..20 {
+        // Each one leaves a daemon behind, which must not outlive its execution.
+        let out = j.python(&format!(
+            "import os, time\nif os.fork() == 0:\n    os.setsid(); time.sleep(30)\nprint({i})\n"
+        ));
+        assert_eq!(stdout(&out).trim(), i.to_string());
+    }
+    assert_eq!(
+        common::processes_with_uids(&[j.uid_base]).len(),
+        infrastructure,
+        "the slot was replaced or grew"
+    );
+}
+
+#[test]
+fn a_crashing_candidate_does_not_break_its_slot() {
+    let j = common::jail_with(CgroupPreference::Auto, 1);
+    let crash = j.python("import ctypes\nctypes.string_at(0)\n");
+    assert_eq!(crash.signal, Some(libc::SIGSEGV), "{crash:?}");
+    let next = j.python("print('still fine')");
+    assert_eq!(stdout(&next).trim(), "still fine");
 }

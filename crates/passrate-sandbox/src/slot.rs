@@ -1,0 +1,389 @@
+//! Warm slots: a long-lived jail whose namespaces and root are built once, with a Python
+//! fork server (zygote.py) that has already imported what harnesses use. Each execution
+//! still gets a fresh cgroup leaf, fresh mount, IPC and cgroup namespaces, a fresh /tmp and
+//! /dev/shm, uid 1000, rlimits, no_new_privs and the seccomp filter (applied by the zygote's
+//! child before any candidate code runs), and everything it started is killed through its
+//! cgroup before the next execution. Any infrastructure error retires the slot.
+
+use std::ffi::CString;
+use std::io;
+use std::os::fd::RawFd;
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use crate::api::{ExecRequest, Program};
+use crate::cgroup::{ExecCgroup, Layout};
+use crate::jail::{self, HolderFds, IoFds};
+use crate::mounts::{self, RootSpec};
+use crate::runtimes::{CLEAN_ENV, Runtimes};
+use crate::sys::{self, close, cvt, write_all};
+use crate::wire::{self, JailResponse};
+
+const ZYGOTE_SOURCE: &[u8] = include_bytes!("zygote.py");
+const ZYGOTE_PATH: &str = "run/passrate-zygote.py";
+const MSG_READY: u32 = 4;
+
+/// How the host asks the jail process to become a warm slot.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct SlotRequest {
+    pub runtimes: Runtimes,
+    pub cgroups: Layout,
+    pub uid_base: u32,
+    pub ro_binds: Vec<PathBuf>,
+    pub root_mountpoint: PathBuf,
+    /// Modules the fork server imports once (e.g. `json`, `math`).
+    pub preload: Vec<String>,
+}
+
+/// Whether a request can be served by a warm slot's fork server.
+pub fn fork_servable(req: &ExecRequest) -> bool {
+    req.steps.len() == 1 && matches!(req.steps[0], Program::Python { .. })
+}
+
+/// Entry of the jail process in slot mode: set up, answer "ready", then serve executions
+/// until the host closes the pipe.
+pub fn serve(req: SlotRequest) -> ! {
+    let mut slot = match Slot::start(&req) {
+        Ok(slot) => slot,
+        Err(e) => {
+            let _ = wire::write_frame(io::stdout().lock(), &Err::<(), String>(e));
+            std::process::exit(1);
+        }
+    };
+    if wire::write_frame(io::stdout().lock(), &Ok::<(), String>(())).is_err() {
+        std::process::exit(1);
+    }
+    loop {
+        let exec: ExecRequest = match wire::read_frame(io::stdin().lock()) {
+            Ok(exec) => exec,
+            Err(_) => std::process::exit(0),
+        };
+        let response = slot.execute(&exec);
+        let failed = response.is_err();
+        if wire::write_frame(io::stdout().lock(), &response).is_err() || failed {
+            // Everything below dies with us (parent-death signals, then the pid namespace).
+            std::process::exit(if failed { 2 } else { 1 });
+        }
+    }
+}
+
+struct Slot {
+    sock: RawFd,
+    status: RawFd,
+    seq: u32,
+    layout: Layout,
+    slot_pid: u32,
+}
+
+fn filter_bytes() -> String {
+    let mut hex = String::new();
+    for ins in crate::seccomp::deny_list_program() {
+        let mut b = Vec::with_capacity(8);
+        b.extend_from_slice(&ins.code.to_le_bytes());
+        b.push(ins.jt);
+        b.push(ins.jf);
+        b.extend_from_slice(&ins.k.to_le_bytes());
+        for byte in b {
+            hex.push_str(&format!("{byte:02x}"));
+        }
+    }
+    hex
+}
+
+fn socketpair() -> io::Result<(RawFd, RawFd)> {
+    let mut fds = [0; 2];
+    cvt(unsafe {
+        libc::socketpair(
+            libc::AF_UNIX,
+            libc::SOCK_STREAM | libc::SOCK_CLOEXEC,
+            0,
+            fds.as_mut_ptr(),
+        )
+    })?;
+    Ok((fds[0], fds[1]))
+}
+
+impl Slot {
+    fn start(req: &SlotRequest) -> Result<Slot, String> {
+        let python = req
+            .runtimes
+            .python
+            .as_ref()
+            .ok_or("python3 is not installed on this host")?;
+        let exe =
+            CString::new(python.path.as_os_str().as_encoded_bytes()).map_err(|e| e.to_string())?;
+        let argv: Vec<CString> = [
+            python.path.display().to_string(),
+            "-I".into(),
+            "-B".into(),
+            "-S".into(),
+            format!("/{ZYGOTE_PATH}"),
+        ]
+        .into_iter()
+        .map(|a| CString::new(a).expect("no NUL"))
+        .collect();
+        let mut env: Vec<CString> = CLEAN_ENV
+            .iter()
+            .map(|e| CString::new(*e).expect("static"))
+            .collect();
+        env.push(CString::new(format!("PASSRATE_SECCOMP={}", filter_bytes())).expect("hex"));
+        env.push(
+            CString::new(format!("PASSRATE_PRELOAD={}", req.preload.join(",")))
+                .map_err(|e| e.to_string())?,
+        );
+        fs_err::create_dir_all(&req.root_mountpoint)
+            .map_err(|e| format!("failed to create the jail mount point: {e}"))?;
+        let p = || sys::pipe().map_err(|e| format!("failed to create a pipe: {e}"));
+        let (to_parent, from_parent, status) = (p()?, p()?, p()?);
+        let (sup, zyg) =
+            socketpair().map_err(|e| format!("failed to create the fork server socket: {e}"))?;
+
+        let holder = unsafe { libc::fork() };
+        if holder < 0 {
+            return Err(format!("fork failed: {}", io::Error::last_os_error()));
+        }
+        if holder == 0 {
+            let fds = HolderFds {
+                to_parent: to_parent.1,
+                from_parent: from_parent.0,
+                status: status.1,
+            };
+            jail::namespace_holder(&[to_parent.0, from_parent.1, status.0, sup], fds, || {
+                slot_init(req, zyg, status.1, &exe, &argv, &env)
+            });
+        }
+        for fd in [to_parent.1, from_parent.0, status.1, zyg] {
+            close(fd);
+        }
+        jail::release_holder(req.uid_base, holder, to_parent.0, from_parent.1, status.0)?;
+        close(to_parent.0);
+        close(from_parent.1);
+        // The zygote says READY once its imports are done.
+        let mut rec = [0u8; 12];
+        match sys::read_exact(sup, &mut rec) {
+            Ok(true) if u32::from_le_bytes(rec[0..4].try_into().expect("4")) == MSG_READY => {}
+            _ => {
+                let detail = read_text(status.0);
+                return Err(format!("the Python fork server did not start: {detail}"));
+            }
+        }
+        Ok(Slot {
+            sock: sup,
+            status: status.0,
+            seq: 0,
+            layout: req.cgroups.clone(),
+            slot_pid: std::process::id(),
+        })
+    }
+
+    fn execute(&mut self, exec: &ExecRequest) -> JailResponse {
+        let Some(Program::Python { script, args }) =
+            exec.steps.first().filter(|_| fork_servable(exec))
+        else {
+            return Err("a warm slot only serves single-step Python executions".into());
+        };
+        self.seq = self.seq.wrapping_add(1);
+        let limits = &exec.limits;
+        let name = format!("{}-{}", self.slot_pid, jail::unique_suffix());
+        let cg = ExecCgroup::create(&self.layout, &name, limits.memory_bytes, limits.pids)
+            .map_err(|e| format!("failed to create the execution cgroup {name}: {e}"))?;
+        let result = self.execute_in(exec, script, args, &cg);
+        cg.kill_all();
+        let _ = cg.remove();
+        result
+    }
+
+    fn execute_in(
+        &mut self,
+        exec: &ExecRequest,
+        script: &str,
+        args: &[String],
+        cg: &ExecCgroup,
+    ) -> JailResponse {
+        let limits = &exec.limits;
+        let mut child_fds = Vec::new();
+        for file in cg.procs_files() {
+            let path =
+                CString::new(file.as_os_str().as_encoded_bytes()).map_err(|e| e.to_string())?;
+            let fd = cvt(unsafe { libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC) })
+                .map_err(|e| format!("failed to open {}: {e}", file.display()))?;
+            child_fds.push(fd);
+        }
+        let nprocs = child_fds.len();
+        let p = || sys::pipe().map_err(|e| format!("failed to create a pipe: {e}"));
+        let (stdin, stdout, stderr, chan_in, chan_out) = (p()?, p()?, p()?, p()?, p()?);
+        for fd in [stdin.0, stdout.1, stderr.1, chan_in.0, chan_out.1] {
+            // Reopening through /proc/self/fd checks the pipe inode's (host root) owner.
+            unsafe { libc::fchmod(fd, 0o666) };
+            child_fds.push(fd);
+        }
+        let files: Vec<serde_json::Value> = exec
+            .files
+            .iter()
+            .map(|f| {
+                let mut v = match std::str::from_utf8(&f.contents) {
+                    Ok(text) => serde_json::json!({ "path": f.path, "text": text }),
+                    Err(_) => serde_json::json!({ "path": f.path, "hex": f.contents.iter().map(|b| format!("{b:02x}")).collect::<String>() }),
+                };
+                v["executable"] = serde_json::Value::Bool(f.executable);
+                v
+            })
+            .collect();
+        let request = serde_json::json!({
+            "seq": self.seq,
+            "nprocs": nprocs,
+            "script": script,
+            "args": args,
+            "files": files,
+            "workdir_bytes": limits.workdir_bytes,
+            "limits": {
+                "cpu_s": limits.cpu_ms.div_ceil(1000) + 1,
+                "data": limits.heap_bytes,
+            },
+        });
+        let body = serde_json::to_vec(&request).map_err(|e| e.to_string())?;
+        let sent = send_with_fds(self.sock, &(body.len() as u32).to_le_bytes(), &child_fds)
+            .and_then(|()| write_all(self.sock, &body));
+        for fd in child_fds {
+            close(fd);
+        }
+        if let Err(e) = sent {
+            for fd in [stdin.1, stdout.0, stderr.0, chan_in.1, chan_out.0] {
+                close(fd);
+            }
+            return Err(format!(
+                "failed to hand the execution to the fork server: {e}"
+            ));
+        }
+        let io = IoFds {
+            status: self.sock,
+            stdout: stdout.0,
+            stderr: stderr.0,
+            chan_out: chan_out.0,
+            stdin: stdin.1,
+            chan_in: chan_in.1,
+        };
+        let result = jail::supervise(exec, cg, &io, 0, Some(self.seq));
+        // supervise made the socket non-blocking; the next request is written blocking.
+        let flags = unsafe { libc::fcntl(self.sock, libc::F_GETFL) };
+        unsafe { libc::fcntl(self.sock, libc::F_SETFL, flags & !libc::O_NONBLOCK) };
+        for fd in [stdout.0, stderr.0, chan_out.0] {
+            close(fd);
+        }
+        result.map_err(|e| {
+            let more = read_text(self.status);
+            if more.is_empty() {
+                e
+            } else {
+                format!("{e}; {more}")
+            }
+        })
+    }
+}
+
+/// Sends `data` with `fds` attached (SCM_RIGHTS).
+fn send_with_fds(sock: RawFd, data: &[u8], fds: &[RawFd]) -> io::Result<()> {
+    let payload = std::mem::size_of_val(fds) as u32;
+    let space = unsafe { libc::CMSG_SPACE(payload) } as usize;
+    let mut control = vec![0u8; space];
+    let mut iov = libc::iovec {
+        iov_base: data.as_ptr() as *mut libc::c_void,
+        iov_len: data.len(),
+    };
+    let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
+    msg.msg_iov = &mut iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control.as_mut_ptr().cast();
+    msg.msg_controllen = space;
+    unsafe {
+        let cmsg = libc::CMSG_FIRSTHDR(&msg);
+        (*cmsg).cmsg_level = libc::SOL_SOCKET;
+        (*cmsg).cmsg_type = libc::SCM_RIGHTS;
+        (*cmsg).cmsg_len = libc::CMSG_LEN(payload) as usize;
+        std::ptr::copy_nonoverlapping(
+            fds.as_ptr().cast::<u8>(),
+            libc::CMSG_DATA(cmsg),
+            payload as usize,
+        );
+    }
+    let n = unsafe { libc::sendmsg(sock, &msg, libc::MSG_NOSIGNAL) };
+    if n < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    write_all(sock, &data[n as usize..])
+}
+
+/// Whatever set-up error text the holder or init left on the status pipe.
+fn read_text(fd: RawFd) -> String {
+    let _ = sys::set_nonblocking(fd);
+    let mut buf = vec![0u8; 8192];
+    let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
+    if n <= 12 {
+        return String::new();
+    }
+    String::from_utf8_lossy(&buf[12..n as usize]).into_owned()
+}
+
+/// Pid 1 of a slot: builds the root with the fork server's source in it, starts the fork
+/// server, reaps orphans, and ends the slot if the fork server dies.
+fn slot_init(
+    req: &SlotRequest,
+    zygote_sock: RawFd,
+    status: RawFd,
+    exe: &CString,
+    argv: &[CString],
+    env: &[CString],
+) {
+    unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) };
+    let mut binds = req.runtimes.extra_binds();
+    binds.extend(req.ro_binds.iter().cloned());
+    let extra: [(&str, &[u8]); 1] = [(ZYGOTE_PATH, ZYGOTE_SOURCE)];
+    let spec = RootSpec {
+        mountpoint: &req.root_mountpoint,
+        ro_binds: &binds,
+        workdir_bytes: 1 << 20,
+        extra_files: &extra,
+    };
+    if let Err(e) = mounts::build_root(&spec) {
+        jail::send_error(status, &format!("failed to build the slot filesystem: {e}"));
+        unsafe { libc::_exit(1) };
+    }
+    let hostname = b"sandbox";
+    unsafe { libc::sethostname(hostname.as_ptr().cast(), hostname.len()) };
+    let zygote = unsafe { libc::fork() };
+    if zygote == 0 {
+        unsafe {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            libc::dup2(zygote_sock, 3);
+            sys::close_fds_from(4, &[status]);
+            libc::setsid();
+            libc::chdir(c"/tmp".as_ptr());
+        }
+        let mut argv_p: Vec<*const libc::c_char> = argv.iter().map(|a| a.as_ptr()).collect();
+        argv_p.push(std::ptr::null());
+        let mut env_p: Vec<*const libc::c_char> = env.iter().map(|e| e.as_ptr()).collect();
+        env_p.push(std::ptr::null());
+        unsafe { libc::execve(exe.as_ptr(), argv_p.as_ptr(), env_p.as_ptr()) };
+        jail::send_error(
+            status,
+            &format!(
+                "cannot start the fork server: {}",
+                io::Error::last_os_error()
+            ),
+        );
+        unsafe { libc::_exit(127) };
+    }
+    close(zygote_sock);
+    loop {
+        let mut st = 0;
+        let r = unsafe { libc::waitpid(-1, &mut st, 0) };
+        if r == zygote {
+            jail::send_error(status, "the Python fork server exited");
+            unsafe { libc::_exit(1) };
+        }
+        if r < 0 && io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
+            unsafe { libc::_exit(1) };
+        }
+    }
+}

@@ -1,0 +1,174 @@
+# passrate's Python fork server: pid 2 of a warm sandbox slot, running as the slot's user
+# namespace root. It imports what harnesses use once, then forks one child per execution.
+# Each child gets the same isolation as a fresh jail before any candidate code runs: it
+# joins the execution's cgroup leaf, unshares mount/IPC/cgroup namespaces, mounts a fresh
+# /tmp and /dev/shm, drops to uid 1000 with rlimits, no_new_privs and the seccomp filter.
+# The zygote itself never runs candidate code. Protocol (fd 3, a unix stream socket):
+#   supervisor -> zygote: u32 length + JSON request, the descriptors attached (SCM_RIGHTS)
+#   zygote -> supervisor: 12-byte records <kind u32, seq u32, value i32> (+ text for errors)
+import ctypes
+import fcntl
+import json
+import os
+import resource
+import runpy
+import signal
+import socket
+import struct
+import sys
+import traceback
+
+READY, STEP_START, STEP_END, SETUP_ERROR = 4, 1, 2, 3
+CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWCGROUP = 0x00020000, 0x08000000, 0x02000000
+MS_NOSUID, MS_NODEV, MS_NOEXEC = 2, 4, 8
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP = 1, 4, 38, 22
+SECCOMP_MODE_FILTER = 2
+JAIL_UID = 1000
+
+for name in os.environ.pop("PASSRATE_PRELOAD", "").split(","):
+    if name:
+        try:
+            __import__(name)
+        except Exception:
+            pass
+SECCOMP = bytes.fromhex(os.environ.pop("PASSRATE_SECCOMP"))
+
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
+libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+
+
+class SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+FILTER_BUF = ctypes.create_string_buffer(SECCOMP, len(SECCOMP))
+FPROG = SockFprog(len(SECCOMP) // 8, ctypes.cast(FILTER_BUF, ctypes.c_void_p))
+
+
+def check(ret, what):
+    if ret != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, "%s: %s" % (what, os.strerror(err)))
+
+
+def record(sock, kind, seq, value, text=b""):
+    sock.sendall(struct.pack("<IIi", kind, seq, value) + text)
+
+
+def recv_exact(sock, n):
+    data = b""
+    while len(data) < n:
+        chunk = sock.recv(n - len(data))
+        if not chunk:
+            raise EOFError
+        data += chunk
+    return data
+
+
+def child(sock, req, fds):
+    nprocs = req["nprocs"]
+    for fd in fds[:nprocs]:
+        os.write(fd, b"0")
+        os.close(fd)
+    check(libc.unshare(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWCGROUP), "unshare")
+    size = req["workdir_bytes"]
+    check(libc.mount(b"tmpfs", b"/tmp", b"tmpfs", MS_NOSUID | MS_NODEV,
+                     ("size=%d,nr_inodes=4096,mode=0755,uid=%d,gid=%d" % (size, JAIL_UID, JAIL_UID)).encode()), "mount /tmp")
+    check(libc.mount(b"tmpfs", b"/dev/shm", b"tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                     ("size=%d,nr_inodes=256,mode=1777" % size).encode()), "mount /dev/shm")
+    for f in req["files"]:
+        path = os.path.join("/tmp", f["path"])
+        parent = os.path.dirname(path)
+        if parent != "/tmp":
+            os.makedirs(parent, exist_ok=True)
+            os.chown(parent, JAIL_UID, JAIL_UID)
+        data = f["text"].encode() if "text" in f else bytes.fromhex(f["hex"])
+        with open(path, "wb") as out:
+            out.write(data)
+        os.chmod(path, 0o755 if f.get("executable") else 0o644)
+        os.chown(path, JAIL_UID, JAIL_UID)
+    os.setsid()
+    # Targets 0-4 may collide with the sources: move the sources high first.
+    high = [os.dup(fd) for fd in fds[nprocs:nprocs + 5]]
+    for target, fd in enumerate(high):
+        os.dup2(fd, target)
+    keep = sock.fileno()
+    os.closerange(5, keep)
+    os.closerange(keep + 1, 1 << 16)
+    lim = req["limits"]
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (1024, 1024))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
+    resource.setrlimit(resource.RLIMIT_CPU, (lim["cpu_s"], lim["cpu_s"] + 1))
+    resource.setrlimit(resource.RLIMIT_DATA, (lim["data"], lim["data"]))
+    os.setresgid(JAIL_UID, JAIL_UID, JAIL_UID)
+    os.setresuid(JAIL_UID, JAIL_UID, JAIL_UID)
+    check(libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "pdeathsig")
+    check(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+    os.chdir("/tmp")
+    check(libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.addressof(FPROG), 0, 0), "seccomp")
+    record(sock, STEP_START, req["seq"], 0)
+    # From here on the candidate runs: it must not hold the status channel.
+    sock.close()
+    os.closerange(5, 1 << 16)
+    script = os.path.join("/tmp", req["script"])
+    sys.argv = [script] + req["args"]
+    code = 0
+    try:
+        runpy.run_path(script, run_name="__main__")
+    except SystemExit as e:
+        if e.code is None:
+            code = 0
+        elif isinstance(e.code, int):
+            code = e.code & 0xFF
+        else:
+            print(e.code, file=sys.stderr)
+            code = 1
+    except BaseException:
+        traceback.print_exc()
+        code = 1
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:
+            code = code or 120
+    os._exit(code)
+
+
+def main():
+    libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    # Children dup2 their pipes onto 0-4: keep the channel far above them.
+    moved = fcntl.fcntl(3, fcntl.F_DUPFD_CLOEXEC, 100)
+    os.close(3)
+    sock = socket.socket(fileno=moved)
+    record(sock, READY, 0, 0)
+    while True:
+        try:
+            head, fds, _, _ = socket.recv_fds(sock, 4, 64)
+            if not head:
+                return
+            head += recv_exact(sock, 4 - len(head))
+            (length,) = struct.unpack("<I", head)
+            req = json.loads(recv_exact(sock, length))
+        except EOFError:
+            return
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                child(sock, req, fds)
+            except BaseException as e:
+                msg = ("passrate fork server: %s" % e).encode()[:4096]
+                try:
+                    record(sock, SETUP_ERROR, req["seq"], len(msg), msg)
+                finally:
+                    os._exit(1)
+        for fd in fds:
+            os.close(fd)
+        _, status = os.waitpid(pid, 0)
+        record(sock, STEP_END, req["seq"], status)
+
+
+main()
