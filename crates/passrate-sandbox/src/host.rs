@@ -5,7 +5,7 @@ use std::path::{Component, Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::{Arc, Condvar, Mutex};
 
-use crate::api::{ExecOutcome, ExecRequest, Program, SandboxError};
+use crate::api::{ExecOutcome, ExecRequest, ExecStatus, Program, SandboxError};
 use crate::cgroup::{CgroupPreference, Layout};
 use crate::runtimes::Runtimes;
 use crate::wire::{self, JailRequest, JailResponse, Start};
@@ -42,6 +42,11 @@ pub struct SandboxConfig {
     pub fork_server: bool,
     /// Modules the Python fork server imports once.
     pub python_preload: Vec<String>,
+    /// Compile Java in warm, sandboxed compiler JVMs (`javac -proc:none` semantics), then
+    /// run in a fresh jail. Off: `javac` runs cold inside each execution's jail.
+    pub java_compile_server: bool,
+    /// Compilations a compiler JVM serves before it is replaced (bounds its caches).
+    pub javac_recycle_after: u32,
 }
 
 /// Modules harnesses and typical candidates import; importing them once in the fork server
@@ -89,6 +94,8 @@ impl Default for SandboxConfig {
                 .iter()
                 .map(|m| m.to_string())
                 .collect(),
+            java_compile_server: true,
+            javac_recycle_after: 500,
         }
     }
 }
@@ -126,6 +133,8 @@ struct Inner {
     slots: Slots,
     /// Idle warm slots (at most `slots` exist; one in use per running Python execution).
     warm: Mutex<Vec<WarmSlot>>,
+    /// Idle compiler JVMs, with the number of compilations each has served.
+    javac: Mutex<Vec<(WarmSlot, u32)>>,
 }
 
 /// A jail process in slot mode and the pipes to it.
@@ -266,7 +275,7 @@ impl Sandbox {
             free: Mutex::new(config.slots.max(1)),
             cond: Condvar::new(),
         };
-        let warm = Mutex::new(Vec::new());
+        let (warm, javac) = (Mutex::new(Vec::new()), Mutex::new(Vec::new()));
         let sandbox = Sandbox {
             inner: Arc::new(Inner {
                 config,
@@ -275,6 +284,7 @@ impl Sandbox {
                 launcher,
                 slots,
                 warm,
+                javac,
             }),
         };
         // A real execution is the only honest probe of namespaces, mounts and seccomp.
@@ -312,7 +322,111 @@ impl Sandbox {
         if self.inner.config.fork_server && crate::slot::fork_servable(request) {
             return self.execute_warm(request);
         }
+        if let Some(Program::Javac { sources }) = request.steps.first()
+            && self.inner.config.java_compile_server
+            && request.steps.len() > 1
+        {
+            return self.execute_with_warm_javac(request, sources);
+        }
         self.execute_fresh(request)
+    }
+
+    /// Compiles the first step's sources in a warm compiler, then runs the remaining steps
+    /// in a fresh jail with the class files added. Reported as the same two-step execution.
+    fn execute_with_warm_javac(
+        &self,
+        request: &ExecRequest,
+        sources: &[String],
+    ) -> Result<ExecOutcome, SandboxError> {
+        let mut files = Vec::with_capacity(sources.len());
+        for source in sources {
+            let file = request
+                .files
+                .iter()
+                .find(|f| &f.path == source)
+                .ok_or_else(|| {
+                    SandboxError::InvalidRequest(format!(
+                        "javac source {source:?} is not among the input files"
+                    ))
+                })?;
+            files.push(file.clone());
+        }
+        let compiled = self.compile_warm(files, request.limits.setup_cpu_ms)?;
+        if !compiled.ok {
+            return Ok(ExecOutcome {
+                status: if compiled.timed_out {
+                    ExecStatus::Timeout
+                } else {
+                    ExecStatus::RuntimeError
+                },
+                step: 0,
+                exit_code: (!compiled.timed_out).then_some(1),
+                signal: None,
+                cpu_us: compiled.cpu_us,
+                wall_us: compiled.wall_us,
+                peak_memory_bytes: None,
+                stdout: Vec::new(),
+                stderr: compiled.diagnostics.into_bytes(),
+                channel_output: Vec::new(),
+                truncated: false,
+            });
+        }
+        let mut run = request.clone();
+        run.steps.remove(0);
+        run.files.extend(compiled.classes);
+        let mut outcome = self.execute_fresh(&run)?;
+        outcome.step += 1;
+        outcome.cpu_us += compiled.cpu_us;
+        outcome.wall_us += compiled.wall_us;
+        Ok(outcome)
+    }
+
+    fn compile_warm(
+        &self,
+        sources: Vec<crate::api::InputFile>,
+        cpu_ms: u64,
+    ) -> Result<crate::javac::CompileOutcome, SandboxError> {
+        let inner = &self.inner;
+        let idle = inner.javac.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        let (mut slot, served) = match idle {
+            Some(s) => s,
+            None => {
+                let request = crate::javac::JavacSlotRequest {
+                    runtimes: inner.runtimes.clone(),
+                    cgroups: inner.layout.clone(),
+                    uid_base: inner.config.uid_base,
+                    ro_binds: inner.config.ro_binds.clone(),
+                    root_mountpoint: crate::jail::default_root_mountpoint().to_path_buf(),
+                };
+                (
+                    self.start_slot_process(Start::Javac(request), "a Java compile server")?,
+                    0,
+                )
+            }
+        };
+        let request = crate::javac::CompileRequest { sources, cpu_ms };
+        let response: std::io::Result<crate::javac::CompileResponse> =
+            match wire::write_frame(&slot.stdin, &request) {
+                Ok(()) => wire::read_frame(&mut slot.stdout),
+                Err(e) => Err(e),
+            };
+        match response {
+            Ok(Ok(outcome)) => {
+                // A timed-out compilation killed its server; it is not reused.
+                if !outcome.timed_out && served + 1 < inner.config.javac_recycle_after {
+                    inner
+                        .javac
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .push((slot, served + 1));
+                }
+                Ok(outcome)
+            }
+            Ok(Err(message)) => Err(SandboxError::Internal(message)),
+            Err(e) => Err(SandboxError::Internal(format!(
+                "the Java compile server failed: {e}"
+            ))),
+        }
     }
 
     /// Runs one execution in a fresh jail (never a warm slot), e.g. to measure or to compare.
@@ -379,12 +493,16 @@ impl Sandbox {
             root_mountpoint: crate::jail::default_root_mountpoint().to_path_buf(),
             preload: inner.config.python_preload.clone(),
         };
+        self.start_slot_process(Start::Slot(request), "a warm slot")
+    }
+
+    /// Starts a long-lived jail process and waits for its "ready".
+    fn start_slot_process(&self, start: Start, what: &str) -> Result<WarmSlot, SandboxError> {
         let (child, stdin, mut stdout) = self.spawn_launcher()?;
-        let ready: std::io::Result<Result<(), String>> =
-            match wire::write_frame(&stdin, &Start::Slot(request)) {
-                Ok(()) => wire::read_frame(&mut stdout),
-                Err(e) => Err(e),
-            };
+        let ready: std::io::Result<Result<(), String>> = match wire::write_frame(&stdin, &start) {
+            Ok(()) => wire::read_frame(&mut stdout),
+            Err(e) => Err(e),
+        };
         let slot = WarmSlot {
             child,
             stdin,
@@ -393,10 +511,10 @@ impl Sandbox {
         match ready {
             Ok(Ok(())) => Ok(slot),
             Ok(Err(message)) => Err(SandboxError::Internal(format!(
-                "failed to start a warm slot: {message}"
+                "failed to start {what}: {message}"
             ))),
             Err(e) => Err(SandboxError::Internal(format!(
-                "failed to start a warm slot: {e}"
+                "failed to start {what}: {e}"
             ))),
         }
     }

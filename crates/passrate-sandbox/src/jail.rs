@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use crate::api::{ExecOutcome, ExecStatus, Limits};
 use crate::cgroup::ExecCgroup;
-use crate::mounts::{self, JAIL_UID, RootSpec};
+use crate::mounts::{self, COMPILER_UID, JAIL_UID, RootSpec};
 use crate::runtimes::{self, CLEAN_ENV};
 use crate::sys::{self, close, cvt, write_all};
 use crate::wire::{self, JailRequest, JailResponse};
@@ -32,6 +32,7 @@ pub fn jail_main() -> ! {
     let response: JailResponse = match request {
         Ok(wire::Start::Exec(req)) => run(&req),
         Ok(wire::Start::Slot(req)) => crate::slot::serve(req),
+        Ok(wire::Start::Javac(req)) => crate::javac::serve(req),
         Err(e) => Err(format!("failed to read the jail request: {e}")),
     };
     let code = match wire::write_frame(io::stdout().lock(), &response) {
@@ -559,7 +560,12 @@ pub(crate) fn release_holder(
         }
     }
     let proc_dir = format!("/proc/{holder}");
-    let map = format!("0 {uid_base} 1\n{JAIL_UID} {} 1\n", uid_base + JAIL_UID);
+    // The compiler's uid is mapped too, so a warm compiler never shares the candidate's.
+    let map = format!(
+        "0 {uid_base} 1\n{JAIL_UID} {} 1\n{COMPILER_UID} {} 1\n",
+        uid_base + JAIL_UID,
+        uid_base + COMPILER_UID
+    );
     for (file, content) in [
         ("setgroups", "deny"),
         ("uid_map", map.as_str()),

@@ -11,6 +11,7 @@ pub mod api;
 pub mod cgroup;
 mod host;
 mod jail;
+mod javac;
 mod mounts;
 pub mod runtimes;
 pub mod seccomp;

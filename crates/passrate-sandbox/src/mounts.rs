@@ -13,6 +13,8 @@ use crate::sys::{cvt, mount};
 
 /// The sandbox user inside the jail.
 pub const JAIL_UID: u32 = 1000;
+/// The warm Java compiler's user inside its jail (never the candidate's).
+pub const COMPILER_UID: u32 = 2000;
 
 fn c(path: &Path) -> CString {
     CString::new(path.as_os_str().as_bytes()).expect("no NUL in paths")

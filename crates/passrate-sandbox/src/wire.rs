@@ -34,6 +34,7 @@ pub type JailResponse = Result<ExecOutcome, String>;
 pub enum Start {
     Exec(JailRequest),
     Slot(crate::slot::SlotRequest),
+    Javac(crate::javac::JavacSlotRequest),
 }
 
 pub fn write_frame<W: Write, T: Serialize>(mut w: W, value: &T) -> io::Result<()> {

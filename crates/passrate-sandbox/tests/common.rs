@@ -38,7 +38,7 @@ fn cgroup_bases(group: &str) -> Vec<String> {
 /// survivor can be attributed to its test.
 fn unique_uid_base() -> u32 {
     let n = NEXT.fetch_add(1, Ordering::SeqCst) % 8;
-    100_000_000 + ((std::process::id() % 100_000) * 8 + n) * 2_000
+    100_000_000 + ((std::process::id() % 100_000) * 8 + n) * 4_000
 }
 
 pub fn jail_with(prefs: CgroupPreference, slots: usize) -> Jail {
@@ -134,7 +134,11 @@ impl Jail {
             };
             for e in entries.flatten() {
                 let name = e.file_name().to_string_lossy().into_owned();
-                if e.path().is_dir() {
+                // A warm compiler's leaf lives as long as its jail process does.
+                let compiler_alive = name
+                    .strip_suffix("-javac")
+                    .is_some_and(|pid| std::path::Path::new(&format!("/proc/{pid}")).exists());
+                if e.path().is_dir() && !compiler_alive {
                     panic!("cgroup {base}/{name} outlived its jail");
                 }
             }
@@ -168,6 +172,13 @@ pub fn processes_with_uids(uids: &[u32]) -> Vec<String> {
         let Ok(status) = fs_err::read_to_string(format!("/proc/{name}/status")) else {
             continue;
         };
+        // A zombie has already died (and left its cgroup); only its parent has yet to reap it.
+        if status
+            .lines()
+            .any(|l| l.starts_with("State:") && l.contains('Z'))
+        {
+            continue;
+        }
         let uid_line = status.lines().find(|l| l.starts_with("Uid:")).unwrap_or("");
         let real: Option<u32> = uid_line
             .split_whitespace()

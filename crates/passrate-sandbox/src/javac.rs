@@ -1,0 +1,428 @@
+//! The warm Java compiler: a jail in "javac slot" mode runs one long-lived JVM with
+//! `JavacServer` (uid 1000, no_new_privs, seccomp, its own cgroup leaf with memory, pids and
+//! CPU accounting) and feeds it one compilation after another. Annotation processing is off
+//! (`-proc:none`), so no code from a source runs at compile time; sources and classes never
+//! touch a disk. A compilation over its CPU budget kills the server (the host starts a new
+//! one), and the host retires a server after a number of compilations to bound its caches.
+
+use std::ffi::CString;
+use std::io::{self, Read, Write};
+use std::os::fd::{FromRawFd, RawFd};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+use crate::api::InputFile;
+use crate::cgroup::{ExecCgroup, Layout};
+use crate::jail::{self, HolderFds};
+use crate::mounts::{self, COMPILER_UID, RootSpec};
+use crate::runtimes::{CLEAN_ENV, Runtimes};
+use crate::sys::{self, close, cvt, write_all};
+use crate::wire;
+
+const SERVER_SOURCE: &[u8] = include_bytes!("JavacServer.java");
+const SERVER_PATH: &str = "run/passrate/JavacServer.java";
+/// The server's own limits: javac on one source needs far less; this bounds a runaway.
+const SERVER_MEMORY: u64 = 768 << 20;
+const SERVER_PIDS: u32 = 128;
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct JavacSlotRequest {
+    pub runtimes: Runtimes,
+    pub cgroups: Layout,
+    pub uid_base: u32,
+    pub ro_binds: Vec<PathBuf>,
+    pub root_mountpoint: PathBuf,
+}
+
+/// One compilation.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct CompileRequest {
+    pub sources: Vec<InputFile>,
+    pub cpu_ms: u64,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct CompileOutcome {
+    pub ok: bool,
+    pub timed_out: bool,
+    pub diagnostics: String,
+    /// Class files, with paths relative to the class path root.
+    pub classes: Vec<InputFile>,
+    pub cpu_us: u64,
+    pub wall_us: u64,
+}
+
+pub type CompileResponse = Result<CompileOutcome, String>;
+
+/// Entry of the jail process in javac-slot mode.
+pub fn serve(req: JavacSlotRequest) -> ! {
+    let mut server = match Server::start(&req) {
+        Ok(s) => s,
+        Err(e) => {
+            let _ = wire::write_frame(io::stdout().lock(), &Err::<(), String>(e));
+            std::process::exit(1);
+        }
+    };
+    if wire::write_frame(io::stdout().lock(), &Ok::<(), String>(())).is_err() {
+        server.shutdown();
+        std::process::exit(1);
+    }
+    while let Ok(request) = wire::read_frame::<_, CompileRequest>(io::stdin().lock()) {
+        let response = server.compile(&request);
+        let retire = !matches!(&response, Ok(o) if !o.timed_out);
+        if wire::write_frame(io::stdout().lock(), &response).is_err() || retire {
+            break;
+        }
+    }
+    server.shutdown();
+    std::process::exit(0)
+}
+
+struct Server {
+    cg: ExecCgroup,
+    to_server: std::fs::File,
+    from_server: RawFd,
+}
+
+impl Server {
+    fn start(req: &JavacSlotRequest) -> Result<Server, String> {
+        let java = req
+            .runtimes
+            .java
+            .as_ref()
+            .ok_or("java is not installed on this host")?;
+        let exe =
+            CString::new(java.path.as_os_str().as_encoded_bytes()).map_err(|e| e.to_string())?;
+        let argv: Vec<CString> = [
+            java.path.display().to_string(),
+            "-XX:+UseSerialGC".into(),
+            "-XX:-UsePerfData".into(),
+            "-Xshare:auto".into(),
+            "-Xmx256m".into(),
+            "-XX:ActiveProcessorCount=1".into(),
+            format!("/{SERVER_PATH}"),
+        ]
+        .into_iter()
+        .map(|a| CString::new(a).expect("no NUL"))
+        .collect();
+        let env: Vec<CString> = CLEAN_ENV
+            .iter()
+            .map(|e| CString::new(*e).expect("static"))
+            .collect();
+        let filter = crate::seccomp::deny_list_program();
+        let name = format!("{}-javac", std::process::id());
+        let cg = ExecCgroup::create(&req.cgroups, &name, SERVER_MEMORY, SERVER_PIDS)
+            .map_err(|e| format!("failed to create the compiler's cgroup: {e}"))?;
+        let mut procs_fds = Vec::new();
+        for file in cg.procs_files() {
+            let path =
+                CString::new(file.as_os_str().as_encoded_bytes()).map_err(|e| e.to_string())?;
+            procs_fds.push(
+                cvt(unsafe { libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC) })
+                    .map_err(|e| format!("failed to open {}: {e}", file.display()))?,
+            );
+        }
+        fs_err::create_dir_all(&req.root_mountpoint)
+            .map_err(|e| format!("failed to create the jail mount point: {e}"))?;
+        let p = || sys::pipe().map_err(|e| format!("failed to create a pipe: {e}"));
+        let (to_parent, from_parent, status, requests, responses) = (p()?, p()?, p()?, p()?, p()?);
+        let holder = unsafe { libc::fork() };
+        if holder < 0 {
+            return Err(format!("fork failed: {}", io::Error::last_os_error()));
+        }
+        if holder == 0 {
+            let fds = HolderFds {
+                to_parent: to_parent.1,
+                from_parent: from_parent.0,
+                status: status.1,
+            };
+            let ends = [
+                to_parent.0,
+                from_parent.1,
+                status.0,
+                requests.1,
+                responses.0,
+            ];
+            jail::namespace_holder(&ends, fds, || {
+                server_init(
+                    req,
+                    &procs_fds,
+                    requests.0,
+                    responses.1,
+                    status.1,
+                    &exe,
+                    &argv,
+                    &env,
+                    &filter,
+                )
+            });
+        }
+        for fd in [
+            to_parent.1,
+            from_parent.0,
+            status.1,
+            requests.0,
+            responses.1,
+        ] {
+            close(fd);
+        }
+        for fd in procs_fds {
+            close(fd);
+        }
+        let released =
+            jail::release_holder(req.uid_base, holder, to_parent.0, from_parent.1, status.0);
+        close(to_parent.0);
+        close(from_parent.1);
+        released?;
+        let mut server = Server {
+            cg,
+            to_server: unsafe { std::fs::File::from_raw_fd(requests.1) },
+            from_server: responses.0,
+        };
+        // Start-up compiles this server from source: a generous, one-time budget.
+        let mut reader = DeadlineReader {
+            fd: server.from_server,
+            cg: &server.cg,
+            cpu0: server.cg.cpu_us().unwrap_or(0),
+            budget_us: 60_000_000,
+            wall_limit: Duration::from_secs(120),
+            start: Instant::now(),
+            timed_out: false,
+        };
+        let mut ready = [0u8; 1];
+        if reader.read_exact(&mut ready).is_err() || ready[0] != 42 {
+            server.shutdown();
+            return Err("the Java compile server did not start".into());
+        }
+        Ok(server)
+    }
+
+    fn compile(&mut self, req: &CompileRequest) -> CompileResponse {
+        let mut msg = Vec::new();
+        msg.extend_from_slice(&(req.sources.len() as u32).to_be_bytes());
+        for s in &req.sources {
+            let name = s.path.as_bytes();
+            if name.len() > u16::MAX as usize {
+                return Err("source name too long".into());
+            }
+            msg.extend_from_slice(&(name.len() as u16).to_be_bytes());
+            msg.extend_from_slice(name);
+            msg.extend_from_slice(&(s.contents.len() as u32).to_be_bytes());
+            msg.extend_from_slice(&s.contents);
+        }
+        let cpu0 = self.cg.cpu_us().unwrap_or(0);
+        let start = Instant::now();
+        self.to_server
+            .write_all(&msg)
+            .and_then(|()| self.to_server.flush())
+            .map_err(|e| format!("the compile server is gone: {e}"))?;
+        let budget_us = req.cpu_ms * 1000;
+        let mut reader = DeadlineReader {
+            fd: self.from_server,
+            cg: &self.cg,
+            cpu0,
+            budget_us,
+            wall_limit: Duration::from_millis(req.cpu_ms * 3 + 5_000),
+            start,
+            timed_out: false,
+        };
+        let parsed = read_response(&mut reader);
+        let timed_out = reader.timed_out;
+        let cpu_us = self.cg.cpu_us().unwrap_or(cpu0).saturating_sub(cpu0);
+        let wall_us = start.elapsed().as_micros() as u64;
+        match parsed {
+            Ok((ok, diagnostics, classes)) => Ok(CompileOutcome {
+                ok,
+                timed_out: false,
+                diagnostics,
+                classes,
+                cpu_us,
+                wall_us,
+            }),
+            Err(_) if timed_out => Ok(CompileOutcome {
+                ok: false,
+                timed_out: true,
+                diagnostics: "compilation exceeded its CPU budget".into(),
+                classes: Vec::new(),
+                cpu_us,
+                wall_us,
+            }),
+            Err(e) => Err(format!("the compile server failed: {e}")),
+        }
+    }
+
+    fn shutdown(&mut self) {
+        self.cg.kill_all();
+        let _ = self.cg.remove();
+    }
+}
+
+/// Reads the server's response while enforcing the compilation's CPU and wall budgets.
+struct DeadlineReader<'a> {
+    fd: RawFd,
+    cg: &'a ExecCgroup,
+    cpu0: u64,
+    budget_us: u64,
+    wall_limit: Duration,
+    start: Instant,
+    timed_out: bool,
+}
+
+impl Read for DeadlineReader<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            let mut p = libc::pollfd {
+                fd: self.fd,
+                events: libc::POLLIN,
+                revents: 0,
+            };
+            unsafe { libc::poll(&mut p, 1, 10) };
+            if p.revents != 0 {
+                let n = unsafe { libc::read(self.fd, buf.as_mut_ptr().cast(), buf.len()) };
+                if n < 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                return Ok(n as usize);
+            }
+            let used = self
+                .cg
+                .cpu_us()
+                .unwrap_or(self.cpu0)
+                .saturating_sub(self.cpu0);
+            if used > self.budget_us || self.start.elapsed() > self.wall_limit {
+                self.timed_out = true;
+                self.cg.kill_all();
+                return Err(io::Error::new(
+                    io::ErrorKind::TimedOut,
+                    "compilation over budget",
+                ));
+            }
+        }
+    }
+}
+
+fn read_u32(r: &mut impl Read) -> io::Result<u32> {
+    let mut b = [0u8; 4];
+    r.read_exact(&mut b)?;
+    Ok(u32::from_be_bytes(b))
+}
+
+/// Upper bound on anything the server sends back (diagnostics, one class).
+const MAX_BLOB: u32 = 64 << 20;
+
+fn read_blob(r: &mut impl Read, len: u32) -> io::Result<Vec<u8>> {
+    if len > MAX_BLOB {
+        return Err(io::Error::other("oversized compile server message"));
+    }
+    let mut v = vec![0u8; len as usize];
+    r.read_exact(&mut v)?;
+    Ok(v)
+}
+
+fn read_response(r: &mut impl Read) -> io::Result<(bool, String, Vec<InputFile>)> {
+    let mut ok = [0u8; 1];
+    r.read_exact(&mut ok)?;
+    let len = read_u32(r)?;
+    let diagnostics = String::from_utf8_lossy(&read_blob(r, len)?).into_owned();
+    let count = read_u32(r)?;
+    let mut classes = Vec::new();
+    for _ in 0..count {
+        let mut n = [0u8; 2];
+        r.read_exact(&mut n)?;
+        let name =
+            String::from_utf8_lossy(&read_blob(r, u16::from_be_bytes(n) as u32)?).into_owned();
+        let len = read_u32(r)?;
+        classes.push(InputFile {
+            path: name,
+            contents: read_blob(r, len)?,
+            executable: false,
+        });
+    }
+    Ok((ok[0] == 1, diagnostics, classes))
+}
+
+/// Pid 1 of the compiler's jail: builds the root (with the server's source), starts the JVM
+/// as the sandbox user under the seccomp filter, and ends when it does.
+#[allow(clippy::too_many_arguments)]
+fn server_init(
+    req: &JavacSlotRequest,
+    procs_fds: &[RawFd],
+    requests: RawFd,
+    responses: RawFd,
+    status: RawFd,
+    exe: &CString,
+    argv: &[CString],
+    env: &[CString],
+    filter: &[libc::sock_filter],
+) {
+    unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) };
+    for &fd in procs_fds {
+        if write_all(fd, b"0").is_err() {
+            jail::send_error(status, "failed to join the compiler's cgroup");
+            unsafe { libc::_exit(1) };
+        }
+        close(fd);
+    }
+    let mut binds = req.runtimes.extra_binds();
+    binds.extend(req.ro_binds.iter().cloned());
+    let extra: [(&str, &[u8]); 1] = [(SERVER_PATH, SERVER_SOURCE)];
+    let spec = RootSpec {
+        mountpoint: &req.root_mountpoint,
+        ro_binds: &binds,
+        workdir_bytes: 16 << 20,
+        extra_files: &extra,
+    };
+    if let Err(e) = mounts::build_root(&spec) {
+        jail::send_error(
+            status,
+            &format!("failed to build the compiler's filesystem: {e}"),
+        );
+        unsafe { libc::_exit(1) };
+    }
+    let server = unsafe { libc::fork() };
+    if server == 0 {
+        unsafe {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            libc::setsid();
+            let null = libc::open(c"/dev/null".as_ptr(), libc::O_WRONLY);
+            libc::dup2(requests, 0);
+            libc::dup2(responses, 1);
+            libc::dup2(null, 2);
+            sys::close_fds_from(3, &[]);
+            let lim = libc::rlimit {
+                rlim_cur: 0,
+                rlim_max: 0,
+            };
+            libc::setrlimit(libc::RLIMIT_CORE, &lim);
+            if libc::setresgid(COMPILER_UID, COMPILER_UID, COMPILER_UID) != 0
+                || libc::setresuid(COMPILER_UID, COMPILER_UID, COMPILER_UID) != 0
+            {
+                libc::_exit(126);
+            }
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+            libc::chdir(c"/tmp".as_ptr());
+        }
+        if crate::seccomp::install(filter).is_err() {
+            unsafe { libc::_exit(126) };
+        }
+        let mut argv_p: Vec<*const libc::c_char> = argv.iter().map(|a| a.as_ptr()).collect();
+        argv_p.push(std::ptr::null());
+        let mut env_p: Vec<*const libc::c_char> = env.iter().map(|e| e.as_ptr()).collect();
+        env_p.push(std::ptr::null());
+        unsafe { libc::execve(exe.as_ptr(), argv_p.as_ptr(), env_p.as_ptr()) };
+        unsafe { libc::_exit(127) };
+    }
+    close(requests);
+    close(responses);
+    loop {
+        let mut st = 0;
+        let r = unsafe { libc::waitpid(-1, &mut st, 0) };
+        if r == server || (r < 0 && io::Error::last_os_error().raw_os_error() != Some(libc::EINTR))
+        {
+            unsafe { libc::_exit(0) };
+        }
+    }
+}
