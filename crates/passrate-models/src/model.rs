@@ -99,6 +99,12 @@ impl Model {
         &self.config
     }
 
+    /// The adapter's identity beyond the model id (provider model name, command line, or the
+    /// replay file's content hash): what a run id must change with.
+    pub fn fingerprint(&self) -> &str {
+        self.adapter.fingerprint()
+    }
+
     /// The request for one unit (renders the category's prompt template).
     pub fn request(
         &self,

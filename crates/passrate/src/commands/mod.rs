@@ -4,12 +4,16 @@
 use clap::{Parser, Subcommand};
 use passrate_schema::exit;
 
+mod bench_cycle;
 mod bench_extract;
 mod bench_sandbox;
 mod bench_score;
 mod check;
 mod extract;
+mod history;
+mod leaderboard;
 mod pool;
+mod run;
 mod sample;
 mod sandbox;
 
@@ -34,6 +38,12 @@ enum Command {
     Extract(extract::Args),
     /// Task pool: stats, show, validate, rotate, import.
     Pool(pool::Args),
+    /// Run (or resume) the week's cycle and print its leaderboard.
+    Run(run::Args),
+    /// A week's leaderboard from the store.
+    Leaderboard(leaderboard::Args),
+    /// Every score record of a model.
+    History(history::Args),
     /// Run programs in the sandbox.
     #[command(subcommand)]
     Sandbox(sandbox::SandboxCommand),
@@ -50,6 +60,8 @@ enum BenchCommand {
     Sandbox(bench_sandbox::Args),
     /// Time scoring 28 models × 400 tasks with 1,000 resamples each (target ≤ 1 s).
     Score(bench_score::Args),
+    /// A full cycle in a fresh store, with its wall time broken down by stage.
+    Cycle(bench_cycle::Args),
 }
 
 pub fn main() -> i32 {
@@ -59,10 +71,14 @@ pub fn main() -> i32 {
         Command::Check(args) => check::run(args),
         Command::Extract(args) => extract::run(args),
         Command::Pool(args) => pool::run(args),
+        Command::Run(args) => run::run(args),
+        Command::Leaderboard(args) => leaderboard::run(args),
+        Command::History(args) => history::run(args),
         Command::Sandbox(cmd) => sandbox::run(cmd),
         Command::Bench(BenchCommand::Extract(args)) => bench_extract::run(args),
         Command::Bench(BenchCommand::Sandbox(args)) => bench_sandbox::run(args),
         Command::Bench(BenchCommand::Score(args)) => bench_score::run(args),
+        Command::Bench(BenchCommand::Cycle(args)) => bench_cycle::run(args),
     };
     match result {
         Ok(code) => code,
@@ -87,6 +103,21 @@ fn exit_code_for(err: &anyhow::Error) -> i32 {
             if e.is_infrastructure() {
                 return exit::SANDBOX_ERROR;
             }
+        }
+        if cause.downcast_ref::<passrate_store::StoreError>().is_some() {
+            return exit::STORE_ERROR;
+        }
+        if cause
+            .downcast_ref::<passrate_models::ConfigError>()
+            .is_some()
+            || cause.downcast_ref::<passrate_pool::PoolError>().is_some()
+            || cause.downcast_ref::<passrate_pool::SampleError>().is_some()
+            || matches!(
+                cause.downcast_ref::<passrate_engine::EngineError>(),
+                Some(passrate_engine::EngineError::Ungraded { .. })
+            )
+        {
+            return exit::BAD_INPUT;
         }
         if cause.downcast_ref::<std::io::Error>().is_some() {
             return exit::BAD_INPUT;

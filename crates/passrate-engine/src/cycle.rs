@@ -1,0 +1,607 @@
+//! The weekly cycle: sample → create or resume the run → answer, extract, judge and commit
+//! every unit not yet stored → score each model → append its record.
+//!
+//! Resumability rests on the store: the run id is a hash of everything that decides the
+//! results (week, pool version, sample shares, models, limits, scoring), so the same command
+//! finds the same run; each `(run, model, task, sample)` result is committed the moment it is
+//! known and inserted at most once; a score record is appended at most once per (run,
+//! model), and its evaluation time is the run's start, so a cycle killed at any point and
+//! run again ends with exactly the records an uninterrupted one would have written.
+//!
+//! Infrastructure faults are never a model's failure: sandbox faults are retried
+//! ([`RetryPolicy`]) and model API faults are retried by the model's own policy; what still
+//! fails is recorded as `sandbox_error` / `api_error`. Scoring uses
+//! [`InfraPolicy::Exclude`](passrate_score::InfraPolicy): those units leave the denominator
+//! (a task with only such outcomes is unscored) and stay visible in the record's `reasons`.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use passrate_models::CacheMode;
+use passrate_pool::{Pool, SampleConfig};
+use passrate_runner::Runner;
+use passrate_schema::{
+    LimitsUsed, Manifest, ManifestItem, Provenance, RECORD_FORMAT_VERSION, Reason, RunEvent,
+    ScoreRecord,
+};
+use passrate_score::{InfraPolicy, ScoreConfig, Scorer};
+use passrate_store::{Store, StoredRecord, UnitResult};
+use serde::Serialize;
+use serde_json::json;
+use tokio::sync::Semaphore;
+
+use crate::cache::StoreCache;
+use crate::error::EngineError;
+use crate::judge::{GRADED_CATEGORIES, RetryPolicy, is_graded, judge, ms, unexecuted_verdict};
+use crate::source::AnswerSource;
+
+/// Where the engine's events go (the terminal display, the JSON Lines writer, tests).
+pub type EventSink = Arc<dyn Fn(&RunEvent) + Send + Sync>;
+
+/// Version of the run configuration document (part of the run id).
+pub const RUN_CONFIG_VERSION: u32 = 1;
+
+/// The scoring configuration of a run: the defaults, with infrastructure outcomes excluded
+/// from the denominator (they were retried already) instead of refused.
+pub fn run_score_config() -> ScoreConfig {
+    ScoreConfig {
+        infrastructure: InfraPolicy::Exclude,
+        ..ScoreConfig::default()
+    }
+}
+
+/// How a cycle runs.
+#[derive(Clone, Debug)]
+pub struct CycleOptions {
+    /// ISO week, e.g. `2026-W48`.
+    pub week: String,
+    pub sample: SampleConfig,
+    /// `Refresh` re-asks models for units not yet stored in this run (stored units are
+    /// final: the run is append-only).
+    pub cache_mode: CacheMode,
+    pub retry: RetryPolicy,
+    pub score: ScoreConfig,
+    /// Units in flight at once (across models); execution is bounded separately by the
+    /// sandbox's slots.
+    pub units_in_flight: usize,
+}
+
+impl CycleOptions {
+    pub fn new(week: impl Into<String>) -> CycleOptions {
+        CycleOptions {
+            week: week.into(),
+            sample: graded_sample_config(),
+            cache_mode: CacheMode::Use,
+            retry: RetryPolicy::default(),
+            score: run_score_config(),
+            units_in_flight: 32,
+        }
+    }
+}
+
+/// The default sample shares restricted to the categories that have a grader.
+pub fn graded_sample_config() -> SampleConfig {
+    let mut config = SampleConfig::default();
+    config
+        .category_shares
+        .retain(|category, _| is_graded(*category));
+    config
+}
+
+/// Wall time of each stage. Stages that run concurrently (generation, extraction,
+/// execution, commits) are sums over units: busy time, which can exceed the wall time of
+/// the units phase.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Timings {
+    pub sample_ms: u64,
+    pub create_run_ms: u64,
+    pub units_wall_ms: u64,
+    pub generation_ms: u64,
+    pub extraction_ms: u64,
+    pub execution_ms: u64,
+    pub commit_ms: u64,
+    pub scoring_ms: u64,
+    pub records_ms: u64,
+    pub total_ms: u64,
+}
+
+/// What a cycle did.
+#[derive(Clone, Debug)]
+pub struct CycleReport {
+    pub run_id: String,
+    pub manifest: Manifest,
+    /// The run existed already (this call resumed or re-ran it).
+    pub resumed: bool,
+    /// Units judged by this call.
+    pub executed_units: u64,
+    /// Units found already stored.
+    pub stored_units: u64,
+    /// Score records this call appended (0 on an idempotent re-run).
+    pub appended_records: u32,
+    /// Each model's record (appended now or found), in source order.
+    pub records: Vec<StoredRecord>,
+    pub timings: Timings,
+}
+
+/// Everything a cycle needs. The pool and runner are shared with blocking worker threads.
+pub struct Cycle {
+    pub store: Store,
+    pub runner: Arc<Runner>,
+    pub pool: Arc<Pool>,
+    pub sources: Vec<Arc<AnswerSource>>,
+    pub options: CycleOptions,
+}
+
+impl std::fmt::Debug for Cycle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Cycle")
+            .field("store", &self.store)
+            .field("sources", &self.sources)
+            .field("options", &self.options)
+            .finish()
+    }
+}
+
+/// The limits every execution of a run is held to (stored with each record).
+pub fn limits_used(runner: &Runner) -> LimitsUsed {
+    let options = runner.options();
+    let sandbox = passrate_sandbox::Limits::default();
+    LimitsUsed {
+        cpu_ms: options.python.tests_cpu_ms,
+        wall_ms: sandbox.wall_ms,
+        memory_mib: options.memory_bytes >> 20,
+        heap_mib: options.heap_bytes >> 20,
+        pids: options.pids,
+        workdir_mib: options.workdir_bytes >> 20,
+        output_bytes: options.output_bytes,
+    }
+}
+
+/// Interpreter and compiler versions as the sandbox resolved them on this host.
+pub fn runtime_versions(runner: &Runner) -> BTreeMap<String, String> {
+    let runtimes = runner.sandbox().runtimes();
+    [
+        ("python", &runtimes.python),
+        ("node", &runtimes.node),
+        ("java", &runtimes.java),
+        ("javac", &runtimes.javac),
+    ]
+    .into_iter()
+    .filter_map(|(name, rt)| rt.as_ref().map(|rt| (name.to_string(), rt.version.clone())))
+    .collect()
+}
+
+/// The run's configuration document: everything that decides its results.
+pub fn run_config(
+    manifest: &Manifest,
+    sample: &SampleConfig,
+    sources: &[Arc<AnswerSource>],
+    limits: &LimitsUsed,
+    score: &ScoreConfig,
+) -> serde_json::Value {
+    let tiers: BTreeMap<String, u32> = sample
+        .tier_shares
+        .iter()
+        .map(|(t, w)| (t.number().to_string(), *w))
+        .collect();
+    let categories: BTreeMap<&str, u32> = sample
+        .category_shares
+        .iter()
+        .map(|(c, w)| (c.as_str(), *w))
+        .collect();
+    json!({
+        "version": RUN_CONFIG_VERSION,
+        "week": manifest.week,
+        "pool_version": manifest.pool_version,
+        "sample": { "size": sample.size, "tier_shares": tiers, "category_shares": categories },
+        "models": sources.iter().map(|s| s.identity()).collect::<Vec<_>>(),
+        "limits": limits,
+        "score": score,
+        "extractor_version": passrate_extract::EXTRACTOR_VERSION,
+        "graded_categories": GRADED_CATEGORIES.iter().map(|c| c.as_str()).collect::<Vec<_>>(),
+    })
+}
+
+/// `<week>-<first 12 hex digits of blake3(config)>`: the same command finds the same run.
+pub fn run_id(week: &str, config: &serde_json::Value) -> String {
+    let hash = blake3::hash(config.to_string().as_bytes()).to_hex();
+    format!("{week}-{}", &hash[..12])
+}
+
+struct Unit {
+    source: Arc<AnswerSource>,
+    item: ManifestItem,
+    sample_index: u32,
+}
+
+#[derive(Default)]
+struct Busy {
+    generation: AtomicU64,
+    extraction: AtomicU64,
+    execution: AtomicU64,
+    commit: AtomicU64,
+}
+
+struct Shared {
+    store: Store,
+    cache: StoreCache,
+    runner: Arc<Runner>,
+    pool: Arc<Pool>,
+    run_id: String,
+    mode: CacheMode,
+    retry: RetryPolicy,
+    exec: Arc<Semaphore>,
+    sink: EventSink,
+    busy: Busy,
+}
+
+impl Cycle {
+    /// Runs (or resumes) the cycle to the end.
+    pub async fn run(&self, sink: EventSink) -> Result<CycleReport, EngineError> {
+        let started = Instant::now();
+        let mut timings = Timings::default();
+        let week = &self.options.week;
+        let manifest =
+            passrate_pool::sample(&self.pool, week, &self.options.sample).map_err(|source| {
+                EngineError::Sample {
+                    week: week.clone(),
+                    source,
+                }
+            })?;
+        timings.sample_ms = ms(started.elapsed());
+        for item in &manifest.items {
+            if !is_graded(item.category) {
+                return Err(EngineError::Ungraded {
+                    task: item.task.clone(),
+                    category: item.category,
+                    graded: GRADED_CATEGORIES.map(|c| c.as_str()).join(", "),
+                });
+            }
+            if self.pool.get(&item.task).is_none() {
+                return Err(EngineError::UnknownTask {
+                    task: item.task.clone(),
+                });
+            }
+        }
+        let mut seen = HashSet::new();
+        for source in &self.sources {
+            if !seen.insert(source.id()) {
+                return Err(EngineError::DuplicateModel(source.id().to_string()));
+            }
+        }
+
+        let phase = Instant::now();
+        let limits = limits_used(&self.runner);
+        let config = run_config(
+            &manifest,
+            &self.options.sample,
+            &self.sources,
+            &limits,
+            &self.options.score,
+        );
+        let run_id = run_id(&manifest.week, &config);
+        let created = self.store.create_run(&run_id, &manifest, &config).await?;
+        let run = created.value;
+        let done: HashMap<(String, String, u32), Reason> = self
+            .store
+            .completed_units(&run_id)
+            .await?
+            .into_iter()
+            .map(|u| ((u.model, u.task, u.sample_index), u.reason))
+            .collect();
+        timings.create_run_ms = ms(phase.elapsed());
+        sink(&RunEvent::RunStarted {
+            run_id: run_id.clone(),
+            week: manifest.week.clone(),
+            seed: manifest.seed.clone(),
+            pool_version: manifest.pool_version.clone(),
+            models: self.sources.iter().map(|s| s.id().to_string()).collect(),
+            tasks: manifest.items.len(),
+        });
+
+        // Interleave models (item-major) so every model progresses from the start and a
+        // slow API does not hold the sandbox idle.
+        let mut pending = Vec::new();
+        let mut stored_units = 0u64;
+        for item in &manifest.items {
+            for source in &self.sources {
+                for sample_index in 0..source.samples() {
+                    let key = (source.id().to_string(), item.task.clone(), sample_index);
+                    if let Some(reason) = done.get(&key) {
+                        stored_units += 1;
+                        sink(&RunEvent::TaskFinished {
+                            run_id: run_id.clone(),
+                            model: source.id().to_string(),
+                            task: item.task.clone(),
+                            language: item.language,
+                            sample_index,
+                            reason: *reason,
+                            cached: true,
+                        });
+                    } else {
+                        pending.push(Unit {
+                            source: source.clone(),
+                            item: item.clone(),
+                            sample_index,
+                        });
+                    }
+                }
+            }
+        }
+
+        let phase = Instant::now();
+        let shared = Arc::new(Shared {
+            store: self.store.clone(),
+            cache: StoreCache::new(self.store.clone()),
+            runner: self.runner.clone(),
+            pool: self.pool.clone(),
+            run_id: run_id.clone(),
+            mode: self.options.cache_mode,
+            retry: self.options.retry,
+            exec: Arc::new(Semaphore::new(self.runner.sandbox().slots())),
+            sink: sink.clone(),
+            busy: Busy::default(),
+        });
+        let executed_units = pending.len() as u64;
+        let mut results = futures::stream::iter(pending)
+            .map(|unit| run_unit(shared.clone(), unit))
+            .buffer_unordered(self.options.units_in_flight.max(1));
+        while let Some(result) = results.next().await {
+            result?;
+        }
+        drop(results);
+        timings.units_wall_ms = ms(phase.elapsed());
+        timings.generation_ms = shared.busy.generation.load(Ordering::Relaxed);
+        timings.extraction_ms = shared.busy.extraction.load(Ordering::Relaxed);
+        timings.execution_ms = shared.busy.execution.load(Ordering::Relaxed);
+        timings.commit_ms = shared.busy.commit.load(Ordering::Relaxed);
+
+        let provenance = Provenance {
+            passrate_version: env!("CARGO_PKG_VERSION").to_string(),
+            extractor_version: passrate_extract::EXTRACTOR_VERSION.to_string(),
+            limits,
+            runtime_versions: runtime_versions(&self.runner),
+        };
+        let mut scorer =
+            Scorer::new(self.options.score.clone()).map_err(|source| EngineError::Score {
+                model: String::new(),
+                source,
+            })?;
+        let mut records = Vec::with_capacity(self.sources.len());
+        let mut appended_records = 0;
+        for source in &self.sources {
+            let model = source.id();
+            let phase = Instant::now();
+            let outcomes = self.store.task_outcomes(&run_id, model).await?;
+            let expected = manifest.items.len() * source.samples() as usize;
+            if outcomes.len() != expected {
+                return Err(EngineError::Incomplete {
+                    model: model.to_string(),
+                    stored: outcomes.len(),
+                    expected,
+                });
+            }
+            let (_, score) = scorer
+                .score_outcomes(&manifest.seed, model, &outcomes)
+                .map_err(|source| EngineError::Score {
+                    model: model.to_string(),
+                    source,
+                })?;
+            timings.scoring_ms += ms(phase.elapsed());
+            let phase = Instant::now();
+            let record = ScoreRecord {
+                format_version: RECORD_FORMAT_VERSION,
+                model: model.to_string(),
+                week: manifest.week.clone(),
+                // The run's start, not now: a resumed run writes the record an uninterrupted
+                // one would have.
+                evaluated_at: run.started_at.clone(),
+                record_version: 0,
+                run_id: run_id.clone(),
+                seed: manifest.seed.clone(),
+                pool_version: manifest.pool_version.clone(),
+                overall: score.overall,
+                by_category: score.by_category,
+                by_tier: score.by_tier,
+                compliance_rate: score.compliance_rate,
+                coverage: score.coverage,
+                reasons: score.reasons,
+                pass_at_k: score.pass_at_k,
+                provenance: provenance.clone(),
+            };
+            let stored = self.store.append_score_record_for_run(&record).await?;
+            timings.records_ms += ms(phase.elapsed());
+            if stored.inserted {
+                appended_records += 1;
+            }
+            sink(&RunEvent::ModelFinished {
+                run_id: run_id.clone(),
+                model: model.to_string(),
+                overall: stored.value.record.overall,
+            });
+            records.push(stored.value);
+        }
+        self.store.finish_run(&run_id).await?;
+        timings.total_ms = ms(started.elapsed());
+        sink(&RunEvent::RunFinished {
+            run_id: run_id.clone(),
+            wall_ms: timings.total_ms,
+        });
+        Ok(CycleReport {
+            run_id,
+            manifest,
+            resumed: !created.inserted,
+            executed_units,
+            stored_units,
+            appended_records,
+            records,
+            timings,
+        })
+    }
+}
+
+fn add(counter: &AtomicU64, d: Duration) {
+    counter.fetch_add(ms(d), Ordering::Relaxed);
+}
+
+/// One unit, start to commit.
+async fn run_unit(shared: Arc<Shared>, unit: Unit) -> Result<(), EngineError> {
+    let Unit {
+        source,
+        item,
+        sample_index,
+    } = unit;
+    let task = shared
+        .pool
+        .get(&item.task)
+        .ok_or_else(|| EngineError::UnknownTask {
+            task: item.task.clone(),
+        })?;
+    let language = item.language;
+    let model = source.id().to_string();
+    let started = Instant::now();
+    let answer = source
+        .answer(task, language, sample_index, &shared.cache, shared.mode)
+        .await;
+    add(&shared.busy.generation, started.elapsed());
+    let answer = match answer {
+        Ok(answer) => Ok(answer),
+        Err(e) => match e.reason() {
+            Some(reason) => Err((reason, e)),
+            None => return Err(EngineError::Model(e)),
+        },
+    };
+    let (raw_answer, extracted_code, verdict, generation_ms, execution_ms, usage) = match answer {
+        Err((reason, error)) => {
+            let detail = format!("{error}");
+            (
+                None,
+                None,
+                unexecuted_verdict(task, language, reason, Some(detail)),
+                ms(started.elapsed()),
+                0,
+                Some(json!({ "attempts": error.attempts() })),
+            )
+        }
+        Ok(answer) => {
+            // Only answers with text need a sandbox slot.
+            let _permit = match answer.text {
+                Some(_) => Some(
+                    shared
+                        .exec
+                        .clone()
+                        .acquire_owned()
+                        .await
+                        .expect("the semaphore is never closed"),
+                ),
+                None => None,
+            };
+            let worker = shared.clone();
+            let text = answer.text.clone();
+            let detail = answer.no_answer_detail.clone();
+            let task_id = item.task.clone();
+            let retry_model = model.clone();
+            let judged = tokio::task::spawn_blocking(move || {
+                let task = worker.pool.get(&task_id).expect("checked above");
+                let on_retry = |attempt: u32, error: &str| {
+                    (worker.sink)(&RunEvent::InfrastructureRetry {
+                        run_id: worker.run_id.clone(),
+                        model: retry_model.clone(),
+                        task: task_id.clone(),
+                        attempt,
+                        error: error.to_string(),
+                    });
+                };
+                judge(
+                    &worker.runner,
+                    task,
+                    language,
+                    text.as_deref(),
+                    detail.as_deref(),
+                    worker.retry,
+                    &on_retry,
+                )
+            })
+            .await
+            .map_err(|e| EngineError::Worker(e.to_string()))??;
+            shared
+                .busy
+                .extraction
+                .fetch_add(judged.extract_ms, Ordering::Relaxed);
+            shared
+                .busy
+                .execution
+                .fetch_add(judged.execution_ms, Ordering::Relaxed);
+            (
+                answer.text,
+                judged.extracted_code,
+                judged.verdict,
+                answer.generation_ms,
+                judged.execution_ms,
+                answer.usage,
+            )
+        }
+    };
+    let reason = verdict.reason;
+    let result = UnitResult {
+        run_id: shared.run_id.clone(),
+        model: model.clone(),
+        task: item.task.clone(),
+        task_version: item.task_version,
+        sample_index,
+        language,
+        category: item.category,
+        tier: item.tier,
+        raw_answer,
+        extracted_code,
+        verdict,
+        generation_ms,
+        execution_ms,
+        usage,
+        completed_at: now_rfc3339(),
+    };
+    let commit = Instant::now();
+    shared.store.insert_unit_result(&result).await?;
+    add(&shared.busy.commit, commit.elapsed());
+    (shared.sink)(&RunEvent::TaskFinished {
+        run_id: shared.run_id.clone(),
+        model,
+        task: item.task,
+        language,
+        sample_index,
+        reason,
+        cached: false,
+    });
+    Ok(())
+}
+
+fn now_rfc3339() -> String {
+    time::OffsetDateTime::now_utc()
+        .format(&time::format_description::well_known::Rfc3339)
+        .expect("the current time formats as RFC 3339")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn run_id_follows_the_config() {
+        let a = json!({"week": "2026-W48", "models": ["x"]});
+        let b = json!({"week": "2026-W48", "models": ["y"]});
+        assert_eq!(run_id("2026-W48", &a), run_id("2026-W48", &a.clone()));
+        assert_ne!(run_id("2026-W48", &a), run_id("2026-W48", &b));
+        assert!(run_id("2026-W48", &a).starts_with("2026-W48-"));
+    }
+
+    #[test]
+    fn the_default_sample_leaves_out_ungraded_categories() {
+        let config = graded_sample_config();
+        assert_eq!(config.category_shares.len(), GRADED_CATEGORIES.len());
+        assert!(config.category_shares.keys().all(|c| is_graded(*c)));
+        assert_eq!(config.size, passrate_pool::sample::DEFAULT_SAMPLE_SIZE);
+    }
+}

@@ -1,0 +1,164 @@
+//! Where a run's answers come from: a configured model (replay, command, OpenAI-compatible),
+//! or one of the two reference models built from the pool itself, which make every graded
+//! category answerable offline (DESIGN.md section 1):
+//! - `reference` answers each task with its reference solution, so it should pass every
+//!   task; anything less points at the pool, the extractor or the runner, not a model.
+//! - `known-buggy` answers with the task's first faulty variant (bug fixing's bug, unit-test
+//!   writing's first mutant) and gives no answer elsewhere, so it should pass nothing.
+
+use std::time::Instant;
+
+use passrate_models::{AnswerCache, CacheMode, Model, ModelError, Origin, Outcome};
+use passrate_schema::{Language, Task};
+use serde_json::json;
+
+/// Leaderboard id of the reference-solution model.
+pub const REFERENCE_MODEL: &str = "reference";
+/// Leaderboard id of the known-buggy model.
+pub const KNOWN_BUGGY_MODEL: &str = "known-buggy";
+
+enum Kind {
+    Model(Box<Model>),
+    Reference,
+    KnownBuggy,
+}
+
+/// One model of a run.
+pub struct AnswerSource {
+    id: String,
+    kind: Kind,
+}
+
+impl std::fmt::Debug for AnswerSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AnswerSource")
+            .field("id", &self.id)
+            .finish()
+    }
+}
+
+/// What a source gave for one unit.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SourceAnswer {
+    /// The raw answer; `None` when the source has none for this unit.
+    pub text: Option<String>,
+    /// Why there is no answer (for the verdict's detail).
+    pub no_answer_detail: Option<String>,
+    /// Tokens, cost, attempts and latency as the adapter reported them.
+    pub usage: Option<serde_json::Value>,
+    pub generation_ms: u64,
+    /// Found in the answer cache: nothing was sent.
+    pub cached: bool,
+}
+
+impl AnswerSource {
+    pub fn model(model: Model) -> AnswerSource {
+        AnswerSource {
+            id: model.id().to_string(),
+            kind: Kind::Model(Box::new(model)),
+        }
+    }
+
+    pub fn reference() -> AnswerSource {
+        AnswerSource {
+            id: REFERENCE_MODEL.to_string(),
+            kind: Kind::Reference,
+        }
+    }
+
+    pub fn known_buggy() -> AnswerSource {
+        AnswerSource {
+            id: KNOWN_BUGGY_MODEL.to_string(),
+            kind: Kind::KnownBuggy,
+        }
+    }
+
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// Samples per task (sample indices `0..samples`).
+    pub fn samples(&self) -> u32 {
+        match &self.kind {
+            Kind::Model(m) => m.config().generation.samples.max(1),
+            Kind::Reference | Kind::KnownBuggy => 1,
+        }
+    }
+
+    /// Everything about the source that changes its answers, for the run's config (and so
+    /// its id): a changed replay file, command line, endpoint, prompt template or generation
+    /// parameter makes a new run instead of resuming an old one with stale answers.
+    pub fn identity(&self) -> serde_json::Value {
+        match &self.kind {
+            Kind::Model(m) => {
+                let config = m.config();
+                // Templates have no serialised form; their Debug text is stable within a
+                // build, which is all resuming needs.
+                let prompts = blake3::hash(format!("{:?}", config.prompts).as_bytes());
+                json!({
+                    "id": self.id,
+                    "adapter": config.adapter.kind().as_str(),
+                    "fingerprint": m.fingerprint(),
+                    "generation": config.generation,
+                    "prompts": prompts.to_hex().to_string(),
+                })
+            }
+            Kind::Reference => json!({ "id": self.id, "adapter": "pool-reference" }),
+            Kind::KnownBuggy => json!({ "id": self.id, "adapter": "pool-known-buggy" }),
+        }
+    }
+
+    /// The answer for one unit. `Err` carries an infrastructure failure (`api_error`) or a
+    /// prompt that cannot be built (a pool bug: the run stops).
+    pub async fn answer(
+        &self,
+        task: &Task,
+        language: Language,
+        sample_index: u32,
+        cache: &dyn AnswerCache,
+        mode: CacheMode,
+    ) -> Result<SourceAnswer, ModelError> {
+        let started = Instant::now();
+        let from_pool = |text: Option<&String>, missing: &str| SourceAnswer {
+            text: text.cloned(),
+            no_answer_detail: text.is_none().then(|| missing.to_string()),
+            usage: None,
+            generation_ms: 0,
+            cached: false,
+        };
+        let variant = task.variants.get(&language);
+        match &self.kind {
+            Kind::Reference => Ok(from_pool(
+                variant.map(|v| &v.reference_solution),
+                "the task has no variant in this language",
+            )),
+            Kind::KnownBuggy => Ok(from_pool(
+                variant.and_then(|v| v.faulty_variants.first()),
+                "the task has no known faulty variant",
+            )),
+            Kind::Model(model) => {
+                let fetched = model
+                    .answer(task, language, sample_index, cache, mode)
+                    .await?;
+                let answer = fetched.answer;
+                let (text, detail) = match answer.outcome {
+                    Outcome::Answered { text } => (Some(text), None),
+                    Outcome::NoAnswer { detail } => (None, Some(detail)),
+                };
+                Ok(SourceAnswer {
+                    text,
+                    no_answer_detail: detail,
+                    usage: Some(json!({
+                        "usage": answer.usage,
+                        "cost_usd": answer.cost_usd,
+                        "attempts": answer.attempts,
+                        "latency_ms": answer.latency_ms,
+                        "finish_reason": answer.finish_reason,
+                    })),
+                    generation_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+                    cached: fetched.origin == Origin::Cached,
+                })
+            }
+        }
+    }
+}

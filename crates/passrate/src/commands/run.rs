@@ -1,0 +1,309 @@
+//! `passrate run`: the weekly cycle. Resolves the settings (CLI > environment > defaults),
+//! builds the models, the sandbox and the store, runs the engine, shows its events (progress
+//! bars on a terminal, JSON Lines with `--json`) and prints the week's leaderboard on stdout.
+//! Re-running the same command resumes the same run.
+
+use std::collections::BTreeMap;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use anyhow::{Context, anyhow};
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use passrate_engine::{AnswerSource, Cycle, CycleOptions, EventSink, graded_sample_config};
+use passrate_models::{CacheMode, Model, ModelsConfig, process_env};
+use passrate_pool::{Pool, SampleConfig, current_week, parse_week};
+use passrate_runner::{Runner, RunnerOptions};
+use passrate_sandbox::{Sandbox, SandboxConfig};
+use passrate_schema::{Category, RunEvent, exit};
+use passrate_store::Store;
+
+/// Where the store lives.
+#[derive(clap::Args, Debug, Clone)]
+pub struct StoreArgs {
+    /// Database URL: `postgres://…`, `sqlite:…` or a SQLite file path.
+    #[arg(long, env = "PASSRATE_DATABASE", conflicts_with = "data_dir")]
+    pub database: Option<String>,
+    /// Data directory holding `passrate.sqlite3` (default: `./.passrate`).
+    #[arg(long, env = "PASSRATE_DATA_DIR")]
+    pub data_dir: Option<PathBuf>,
+}
+
+impl StoreArgs {
+    pub async fn open(&self) -> anyhow::Result<Store> {
+        Ok(match (&self.database, &self.data_dir) {
+            (Some(url), _) => Store::open(url).await?,
+            (None, Some(dir)) => Store::open_data_dir(dir).await?,
+            (None, None) => Store::open_data_dir(Path::new(".passrate")).await?,
+        })
+    }
+}
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// ISO week, e.g. 2026-W48 (default: the current week).
+    #[arg(long)]
+    pub week: Option<String>,
+    /// models.toml (default: the bundled replays). The `reference` and `known-buggy` models
+    /// built from the pool are always added.
+    #[arg(long, env = "PASSRATE_MODELS")]
+    pub models: Option<PathBuf>,
+    /// Pool directory (default: the bundled pool).
+    #[arg(long, env = "PASSRATE_POOL")]
+    pub pool: Option<PathBuf>,
+    #[command(flatten)]
+    pub store: StoreArgs,
+    /// Tasks in the sample.
+    #[arg(long, default_value_t = passrate_pool::sample::DEFAULT_SAMPLE_SIZE)]
+    pub size: usize,
+    /// Category weight, e.g. `--share bug_fixing=2` or `=0` to leave one out (default: 1 for
+    /// each graded category, 0 for those without a grader yet).
+    #[arg(long = "share", value_name = "CATEGORY=WEIGHT")]
+    pub shares: Vec<String>,
+    /// Ask models again instead of using cached answers (units already stored in this run
+    /// stay as they are: results are append-only).
+    #[arg(long)]
+    pub refresh: bool,
+    /// JSON Lines on stdout: every event, then the leaderboard.
+    #[arg(long)]
+    pub json: bool,
+    /// Print the wall time of each stage on stderr at the end.
+    #[arg(long)]
+    pub timings: bool,
+}
+
+/// The bundled models.toml: beside the repository's crates, or beside the executable.
+pub fn bundled_models() -> anyhow::Result<PathBuf> {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../replays/models.toml");
+    if repo.is_file() {
+        return Ok(repo);
+    }
+    if let Ok(exe) = std::env::current_exe()
+        && let Some(dir) = exe.parent()
+    {
+        let beside = dir.join("replays/models.toml");
+        if beside.is_file() {
+            return Ok(beside);
+        }
+    }
+    Err(anyhow!(
+        "no bundled models.toml (looked in {}); pass --models",
+        repo.display()
+    ))
+}
+
+pub fn sample_config(size: usize, shares: &[String]) -> anyhow::Result<SampleConfig> {
+    let mut config = SampleConfig {
+        size,
+        ..graded_sample_config()
+    };
+    let mut weights: BTreeMap<Category, u32> = config.category_shares.clone();
+    for share in shares {
+        let (name, weight) = share
+            .split_once('=')
+            .ok_or_else(|| anyhow!("--share expects CATEGORY=WEIGHT, got `{share}`"))?;
+        let category = Category::parse(name).ok_or_else(|| anyhow!("unknown category `{name}`"))?;
+        weights.insert(category, weight.parse()?);
+    }
+    config.category_shares = weights;
+    Ok(config)
+}
+
+/// Everything a cycle needs, built from the arguments.
+pub struct Prepared {
+    pub cycle: Cycle,
+    /// Samples per model, for progress bars.
+    pub samples: BTreeMap<String, u32>,
+    /// Milliseconds spent loading the pool, building the models and starting the sandbox.
+    pub setup_ms: [(&'static str, u64); 3],
+}
+
+pub fn prepare(args: &Args, store: Store) -> anyhow::Result<Prepared> {
+    let week = match &args.week {
+        Some(w) => parse_week(w)?,
+        None => current_week(),
+    };
+    let clock = Instant::now();
+    let pool = match &args.pool {
+        Some(dir) => Pool::load(dir),
+        None => Pool::bundled(),
+    }
+    .context("failed to load the pool")?;
+    let pool_ms = ms(clock.elapsed());
+    let clock = Instant::now();
+    let models_path = match &args.models {
+        Some(p) => p.clone(),
+        None => bundled_models()?,
+    };
+    let config = ModelsConfig::load(&models_path)?;
+    let mut sources = vec![
+        Arc::new(AnswerSource::reference()),
+        Arc::new(AnswerSource::known_buggy()),
+    ];
+    for model in Model::build_all(&config, &process_env)? {
+        sources.push(Arc::new(AnswerSource::model(model)));
+    }
+    let models_ms = ms(clock.elapsed());
+    let clock = Instant::now();
+    let sandbox = Sandbox::new(SandboxConfig::default())?;
+    let runner = Runner::new(sandbox, RunnerOptions::default());
+    let sandbox_ms = ms(clock.elapsed());
+    let mut options = CycleOptions::new(week);
+    options.sample = sample_config(args.size, &args.shares)?;
+    options.cache_mode = if args.refresh {
+        CacheMode::Refresh
+    } else {
+        CacheMode::Use
+    };
+    let samples = sources
+        .iter()
+        .map(|s| (s.id().to_string(), s.samples()))
+        .collect();
+    Ok(Prepared {
+        cycle: Cycle {
+            store,
+            runner: Arc::new(runner),
+            pool: Arc::new(pool),
+            sources,
+            options,
+        },
+        samples,
+        setup_ms: [
+            ("load pool", pool_ms),
+            ("build models", models_ms),
+            ("start sandbox", sandbox_ms),
+        ],
+    })
+}
+
+fn ms(d: std::time::Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("failed to start the async runtime")
+}
+
+/// Progress bars only where a person watches: stderr is a terminal and not under CI.
+fn wants_progress() -> bool {
+    std::io::stderr().is_terminal() && std::env::var_os("CI").is_none()
+}
+
+/// One bar per model, on stderr.
+struct Progress {
+    multi: MultiProgress,
+    bars: Mutex<BTreeMap<String, ProgressBar>>,
+    samples: BTreeMap<String, u32>,
+    style: ProgressStyle,
+}
+
+impl Progress {
+    fn new(samples: BTreeMap<String, u32>) -> Progress {
+        let color = std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+        let template = if color {
+            "{prefix:>28} {bar:30.cyan/blue} {pos:>4}/{len:4} {msg}"
+        } else {
+            "{prefix:>28} {bar:30} {pos:>4}/{len:4} {msg}"
+        };
+        Progress {
+            multi: MultiProgress::with_draw_target(ProgressDrawTarget::stderr()),
+            bars: Mutex::new(BTreeMap::new()),
+            samples,
+            style: ProgressStyle::with_template(template)
+                .expect("a valid template")
+                .progress_chars("=> "),
+        }
+    }
+
+    fn on(&self, event: &RunEvent) {
+        let mut bars = self.bars.lock().unwrap_or_else(|e| e.into_inner());
+        match event {
+            RunEvent::RunStarted { models, tasks, .. } => {
+                for model in models {
+                    let n = *tasks as u64 * u64::from(*self.samples.get(model).unwrap_or(&1));
+                    let bar = self.multi.add(ProgressBar::new(n));
+                    bar.set_style(self.style.clone());
+                    bar.set_prefix(model.clone());
+                    bars.insert(model.clone(), bar);
+                }
+            }
+            RunEvent::TaskFinished { model, .. } => {
+                if let Some(bar) = bars.get(model) {
+                    bar.inc(1);
+                }
+            }
+            RunEvent::InfrastructureRetry { model, attempt, .. } => {
+                if let Some(bar) = bars.get(model) {
+                    bar.set_message(format!("sandbox retry {attempt}"));
+                }
+            }
+            RunEvent::ModelFinished { model, overall, .. } => {
+                if let Some(bar) = bars.get(model) {
+                    bar.finish_with_message(format!("{:.1}%", overall.score * 100.0));
+                }
+            }
+            RunEvent::RunFinished { .. } => {}
+        }
+    }
+}
+
+fn sink(json: bool, samples: BTreeMap<String, u32>) -> EventSink {
+    if json {
+        return Arc::new(|event: &RunEvent| {
+            let line = serde_json::to_string(event).expect("events serialise");
+            let mut out = std::io::stdout().lock();
+            // A closed stdout (a pipe to `head`) must not abort the run: results are stored.
+            let _ = writeln!(out, "{line}");
+        });
+    }
+    if wants_progress() {
+        let progress = Progress::new(samples);
+        return Arc::new(move |event: &RunEvent| progress.on(event));
+    }
+    Arc::new(|_: &RunEvent| {})
+}
+
+pub fn run(args: Args) -> anyhow::Result<i32> {
+    let rt = runtime()?;
+    rt.block_on(async {
+        let store = args.store.open().await?;
+        let prepared = prepare(&args, store.clone())?;
+        let events = sink(args.json, prepared.samples.clone());
+        let report = prepared.cycle.run(events).await?;
+        if !args.json {
+            eprintln!(
+                "run {}{}: {} units judged, {} already stored, {} record(s) appended",
+                report.run_id,
+                if report.resumed { " (resumed)" } else { "" },
+                report.executed_units,
+                report.stored_units,
+                report.appended_records
+            );
+        }
+        if args.timings {
+            eprint!(
+                "{}",
+                super::bench_cycle::render_timings(&report.timings, &prepared.setup_ms)
+            );
+        }
+        let board = passrate_engine::leaderboard(
+            &store,
+            &report.manifest.week,
+            &prepared.cycle.options.score,
+        )
+        .await?;
+        let mut out = std::io::stdout().lock();
+        if args.json {
+            let line = serde_json::json!({ "event": "leaderboard", "leaderboard": board });
+            writeln!(out, "{line}")?;
+        } else {
+            write!(out, "{}", super::leaderboard::render(&board))?;
+        }
+        store.close().await;
+        Ok(exit::OK)
+    })
+}

@@ -1,0 +1,184 @@
+//! End-to-end cycles through the real binary, the real sandbox and a real SQLite store:
+//! leaderboard output, idempotent re-runs, kill -9 and resume, and infrastructure faults
+//! that never count as model failures.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::process::Stdio;
+
+use common::{WEEK, passrate, run_args, write_models, write_pool};
+use serde_json::Value as Json;
+
+fn run_ok(args: &[String]) -> (String, String) {
+    let output = passrate().args(args).output().expect("spawn passrate");
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(
+        output.status.success(),
+        "passrate {args:?} failed ({}):\n{stderr}\n{stdout}",
+        output.status
+    );
+    (stdout, stderr)
+}
+
+fn json_lines(text: &str) -> Vec<Json> {
+    text.lines()
+        .map(|l| serde_json::from_str(l).expect("every stdout line is JSON"))
+        .collect()
+}
+
+/// Each model's stored records, without the time each was appended.
+fn records(data: &std::path::Path, models: &[&str]) -> Vec<Json> {
+    let mut all = Vec::new();
+    for model in models {
+        let (stdout, _) = run_ok(&[
+            "history".into(),
+            (*model).into(),
+            "--json".into(),
+            "--data-dir".into(),
+            data.display().to_string(),
+        ]);
+        for mut stored in json_lines(&stdout) {
+            stored.as_object_mut().unwrap().remove("recorded_at");
+            all.push(stored);
+        }
+    }
+    all
+}
+
+#[test]
+fn a_cycle_prints_the_leaderboard_and_a_rerun_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let pool = write_pool(&dir.path().join("pool"));
+    let models = write_models(dir.path(), false);
+    let data = dir.path().join("data");
+    let args = run_args(&pool, &models, &data);
+
+    let (first, stderr) = run_ok(&args);
+    assert!(
+        stderr.contains("30 units judged, 0 already stored, 3 record(s) appended"),
+        "{stderr}"
+    );
+    insta::with_settings!({filters => vec![
+        (r"seed [0-9a-f]{12}", "seed [SEED]"),
+        (r"pool [0-9a-f]{12}", "pool [POOL]"),
+    ]}, {
+        insta::assert_snapshot!("fixture_leaderboard", first);
+    });
+
+    // The same command again: the run is found, nothing is judged or appended, and the
+    // leaderboard is the same.
+    let (second, stderr) = run_ok(&args);
+    assert!(
+        stderr.contains("(resumed): 0 units judged, 30 already stored, 0 record(s) appended"),
+        "{stderr}"
+    );
+    assert_eq!(first, second);
+
+    // `leaderboard` reads back exactly what `run` printed.
+    let (board, _) = run_ok(&[
+        "leaderboard".into(),
+        "--week".into(),
+        WEEK.into(),
+        "--data-dir".into(),
+        data.display().to_string(),
+    ]);
+    assert_eq!(board, first);
+    let history = records(&data, &["reference", "known-buggy", "lazy"]);
+    assert_eq!(history.len(), 3, "one record per model, never duplicated");
+    for stored in &history {
+        assert_eq!(stored["record"]["record_version"], 1);
+        assert_eq!(stored["record"]["week"], WEEK);
+        let provenance = &stored["record"]["provenance"];
+        assert!(
+            provenance["runtime_versions"]["python"].is_string(),
+            "{provenance}"
+        );
+        assert_eq!(
+            provenance["extractor_version"],
+            passrate_extract::EXTRACTOR_VERSION
+        );
+    }
+}
+
+#[test]
+fn a_run_killed_mid_way_resumes_to_the_same_records() {
+    let dir = tempfile::tempdir().unwrap();
+    let pool = write_pool(&dir.path().join("pool"));
+    let models = write_models(dir.path(), false);
+
+    // Reference: an uninterrupted run.
+    let whole = dir.path().join("whole");
+    run_ok(&run_args(&pool, &models, &whole));
+
+    // Interrupted: kill -9 after a few units were committed.
+    let killed = dir.path().join("killed");
+    let mut args = run_args(&pool, &models, &killed);
+    args.push("--json".into());
+    let mut child = passrate()
+        .args(&args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn passrate");
+    let mut seen = 0;
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    while seen < 8 {
+        let line = lines.next().expect("events until the kill").unwrap();
+        if line.contains("\"task_finished\"") {
+            seen += 1;
+        }
+    }
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    drop(lines);
+
+    let (stdout, _) = run_ok(&args);
+    let events = json_lines(&stdout);
+    let finished: Vec<&Json> = events
+        .iter()
+        .filter(|e| e["event"] == "task_finished")
+        .collect();
+    assert_eq!(finished.len(), 30, "every unit reported once");
+    let resumed = finished.iter().filter(|e| e["cached"] == true).count();
+    assert!(resumed >= 8, "the committed units were kept ({resumed})");
+    assert!(resumed < 30, "the kill landed before the end ({resumed})");
+    assert_eq!(events.last().unwrap()["event"], "leaderboard");
+
+    let mut a = records(&whole, &["reference", "known-buggy", "lazy"]);
+    let mut b = records(&killed, &["reference", "known-buggy", "lazy"]);
+    // Separate stores start their runs at different times; everything else must match.
+    for r in a.iter_mut().chain(b.iter_mut()) {
+        r["record"].as_object_mut().unwrap().remove("evaluated_at");
+    }
+    assert_eq!(a, b);
+}
+
+#[test]
+fn an_api_that_never_answers_is_an_infrastructure_fault_not_a_failure() {
+    let dir = tempfile::tempdir().unwrap();
+    let pool = write_pool(&dir.path().join("pool"));
+    let models = write_models(dir.path(), true);
+    let data = dir.path().join("data");
+    let mut args = run_args(&pool, &models, &data);
+    args.push("--json".into());
+    let (stdout, _) = run_ok(&args);
+    let events = json_lines(&stdout);
+    let board = &events.last().unwrap()["leaderboard"];
+    let rows = board["rows"].as_array().unwrap();
+    let flaky = rows
+        .iter()
+        .find(|r| r["record"]["model"] == "flaky-api")
+        .expect("the flaky model is on the leaderboard");
+    let record = &flaky["record"];
+    assert_eq!(record["reasons"]["api_error"], 10, "{record}");
+    assert_eq!(record["overall"]["total"], 0, "no task scored against it");
+    assert_eq!(record["overall"]["passes"], 0);
+    assert_eq!(flaky["unscored_tasks"], 10);
+    assert!(record["reasons"].get("wrong_answer").is_none());
+    // The other models are scored on all ten tasks.
+    for row in rows.iter().filter(|r| r["record"]["model"] != "flaky-api") {
+        assert_eq!(row["record"]["overall"]["total"], 10, "{row}");
+    }
+}
