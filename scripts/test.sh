@@ -5,10 +5,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 echo "== toolchain and services" >&2
-if [ -x scripts/postgres-test-server.sh ]; then
-  # Prints `export PASSRATE_TEST_POSTGRES_URL=...`.
-  eval "$(scripts/postgres-test-server.sh)"
-fi
+# Installs PostgreSQL from Debian packages if missing, starts a throwaway cluster and prints
+# `export PASSRATE_TEST_POSTGRES_URL=...`; the store's tests run against it.
+pg_env="$(scripts/postgres-test-server.sh)"
+eval "$pg_env"
+: "${PASSRATE_TEST_POSTGRES_URL:?the PostgreSQL test server did not start}"
 
 echo "== format and lints" >&2
 cargo fmt --all --check
