@@ -11,18 +11,49 @@ pub struct RecordedCall {
     pub outcome: Result<Value, ErrorInfo>,
 }
 
-/// An infrastructure failure while executing (never a property of the task).
+/// A failure to execute: either of the machinery (`infrastructure`: retried, never cached,
+/// never a property of the task) or of the code run (the reference did not complete, the
+/// check failed on it).
 #[derive(Debug, thiserror::Error)]
-#[error("failed to execute: {0}")]
-pub struct ExecError(#[source] pub Box<dyn std::error::Error + Send + Sync>);
+#[error("{}{source}", if *.infrastructure { "failed to execute: " } else { "" })]
+pub struct ExecError {
+    pub infrastructure: bool,
+    #[source]
+    pub source: Box<dyn std::error::Error + Send + Sync>,
+}
 
 impl ExecError {
+    /// A failure of the code that was run.
     pub fn msg(message: impl Into<String>) -> ExecError {
-        ExecError(message.into().into())
+        ExecError {
+            infrastructure: false,
+            source: message.into().into(),
+        }
+    }
+
+    /// A failure of the machinery.
+    pub fn infrastructure(message: impl Into<String>) -> ExecError {
+        ExecError {
+            infrastructure: true,
+            source: message.into().into(),
+        }
+    }
+
+    fn from_runner(e: passrate_runner::RunnerError) -> ExecError {
+        ExecError {
+            infrastructure: e.is_infrastructure(),
+            source: Box::new(e),
+        }
     }
 }
 
 pub trait Executor: Sync {
+    /// Identifies what the executor's results depend on besides its inputs (harness
+    /// sources, limits), for the intake cache's keys.
+    fn fingerprint(&self) -> String {
+        String::new()
+    }
+
     /// Runs `check_code` against `code` and returns every call it made to `entry_point`.
     fn record_calls(
         &self,
@@ -53,6 +84,24 @@ pub trait Executor: Sync {
 
 /// The real thing: references run in the sandbox through the same runner that judges models.
 impl Executor for passrate_runner::Runner {
+    fn fingerprint(&self) -> String {
+        let mut h = blake3::Hasher::new();
+        for part in [
+            passrate_runner::PYTHON_HARNESS,
+            passrate_runner::NODE_HARNESS,
+            passrate_runner::JAVA_HARNESS,
+        ] {
+            h.update(part.as_bytes());
+            h.update(b"\0");
+        }
+        h.update(format!("{:?}", self.options()).as_bytes());
+        format!(
+            "passrate {} harnesses+options {}",
+            env!("CARGO_PKG_VERSION"),
+            h.finalize().to_hex()
+        )
+    }
+
     fn record_calls(
         &self,
         language: Language,
@@ -70,7 +119,7 @@ impl Executor for passrate_runner::Runner {
                     })
                     .collect()
             })
-            .map_err(|e| ExecError(Box::new(e)))
+            .map_err(ExecError::from_runner)
     }
 
     fn run_calls(
@@ -82,7 +131,7 @@ impl Executor for passrate_runner::Runner {
         calls: &[Vec<Value>],
     ) -> Result<Vec<Result<Value, ErrorInfo>>, ExecError> {
         passrate_runner::Runner::run_calls(self, language, code, entry_point, class_name, calls)
-            .map_err(|e| ExecError(Box::new(e)))
+            .map_err(ExecError::from_runner)
     }
 
     fn evaluate(
@@ -92,6 +141,6 @@ impl Executor for passrate_runner::Runner {
         candidate: &str,
     ) -> Result<Verdict, ExecError> {
         passrate_runner::Runner::evaluate(self, task, language, candidate)
-            .map_err(|e| ExecError(Box::new(e)))
+            .map_err(ExecError::from_runner)
     }
 }

@@ -5,6 +5,7 @@
 //! Layering: this crate reads and writes tasks and uses the runner only through the
 //! [`exec::Executor`] trait, for recording tests and intake validation.
 
+pub mod cache;
 pub mod check;
 pub mod error;
 pub mod exec;

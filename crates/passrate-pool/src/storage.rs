@@ -236,6 +236,17 @@ impl Pool {
     /// Writes the pool to `dir` atomically: everything goes to a sibling temporary directory
     /// that then replaces `dir` with renames, so readers see the old or the new pool.
     pub fn save(&self, dir: impl AsRef<Path>, licenses: &[LicenseFile]) -> Result<(), PoolError> {
+        self.save_with(dir, licenses, &[])
+    }
+
+    /// [`Pool::save`] plus extra files written beside `pool.json` in the same atomic
+    /// replacement (e.g. the intake's rejection report). They are not part of the version.
+    pub fn save_with(
+        &self,
+        dir: impl AsRef<Path>,
+        licenses: &[LicenseFile],
+        extra: &[(&str, &[u8])],
+    ) -> Result<(), PoolError> {
         let dir = dir.as_ref();
         let parent = dir.parent().unwrap_or(Path::new("."));
         fs_err::create_dir_all(parent)?;
@@ -271,6 +282,9 @@ impl Pool {
             fs_err::write(&path, &license.contents)?;
         }
         fs_err::write(staging.join("README.md"), crate::POOL_README)?;
+        for (name, contents) in extra {
+            fs_err::write(staging.join(name), contents)?;
+        }
         replace_dir(&staging, dir)?;
         Ok(())
     }

@@ -8,13 +8,113 @@ use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use passrate_schema::{Category, Reason, Task, Verdict};
+use passrate_schema::{Category, Comparator, Language, Reason, Task, TestCase, Verdict};
+use serde::Serialize;
 
+use crate::cache::Cache;
 use crate::exec::Executor;
 use crate::import::build::Rejection;
 
 /// Number of times each reference is evaluated.
 pub const RUNS: usize = 2;
+/// Extra attempts after an infrastructure failure of one execution.
+pub const RETRIES: usize = 2;
+
+/// Everything one evaluation depends on (the cache key's input).
+#[derive(Serialize)]
+struct EvalInput<'a> {
+    language: Language,
+    answer: &'a str,
+    entry_point: &'a str,
+    class_name: Option<&'a str>,
+    preamble: Option<&'a str>,
+    /// The tests the language runs, with their effective comparator, `languages` cleared
+    /// (it only selects tests, it does not change them).
+    tests: Vec<(TestCase, &'a Comparator)>,
+    limits: &'a passrate_schema::LimitOverrides,
+    calibration: Option<&'a Vec<u64>>,
+    runs: usize,
+}
+
+/// Evaluates `answer` `runs` times, through the cache.
+pub fn evaluate_cached(
+    exec: &dyn Executor,
+    cache: &Cache,
+    task: &Task,
+    language: Language,
+    answer: &str,
+    runs: usize,
+) -> Result<Vec<Verdict>, String> {
+    let variant = task
+        .variants
+        .get(&language)
+        .ok_or_else(|| format!("no {language} variant"))?;
+    let input = EvalInput {
+        language,
+        answer,
+        entry_point: &variant.entry_point,
+        class_name: variant.class_name.as_deref(),
+        preamble: variant.preamble.as_deref(),
+        tests: task
+            .tests_for(language)
+            .map(|(_, t)| {
+                let mut t2 = t.clone();
+                t2.languages.clear();
+                (t2, task.comparator_for(t))
+            })
+            .collect(),
+        limits: &task.limits,
+        calibration: task.calibration.reference_test_cpu_us.get(&language),
+        runs,
+    };
+    let key = cache.key("eval", &input);
+    let mut verdicts: Vec<Verdict> = cache.get_or_compute("eval", &key, || {
+        let mut out = Vec::with_capacity(runs);
+        for _ in 0..runs {
+            out.push(with_retries(|| exec.evaluate(task, language, answer))?);
+        }
+        Ok(out)
+    })?;
+    // A shared entry may come from another task with the same code and tests.
+    for v in &mut verdicts {
+        v.task = task.id.clone();
+    }
+    Ok(verdicts)
+}
+
+/// Prefix of the message of an execution that failed for infrastructure reasons after its
+/// retries (such results are never cached).
+pub const INFRASTRUCTURE: &str = "infrastructure: ";
+
+/// Runs `f`, retrying infrastructure failures; the error is the whole message chain,
+/// prefixed with [`INFRASTRUCTURE`] when the machinery failed.
+pub fn with_retries<T>(
+    mut f: impl FnMut() -> Result<T, crate::exec::ExecError>,
+) -> Result<T, String> {
+    let mut attempt = 0;
+    loop {
+        match f() {
+            Ok(v) => return Ok(v),
+            Err(e) if e.infrastructure && attempt < RETRIES => attempt += 1,
+            Err(e) => {
+                let chain =
+                    std::iter::successors(Some(&e as &dyn std::error::Error), |e| e.source())
+                        .map(|e| e.to_string())
+                        .collect::<Vec<_>>();
+                // thiserror's Display already includes `#[error("{0}")]`-style sources; keep
+                // distinct links only.
+                let mut parts: Vec<String> = Vec::new();
+                for part in chain {
+                    if !parts.iter().any(|p| p.contains(&part)) {
+                        parts.push(part);
+                    }
+                }
+                let prefix = if e.infrastructure { INFRASTRUCTURE } else { "" };
+                return Err(format!("{prefix}{}", parts.join(": ")));
+            }
+        }
+    }
+}
 
 #[derive(Clone, Debug, Default)]
 pub struct ValidationReport {
@@ -64,7 +164,11 @@ fn summarize(v: &Verdict) -> String {
 }
 
 /// Validates one task, returning it with calibration, or why it is rejected.
-pub fn validate_task(exec: &dyn Executor, task: &Task) -> Result<(Task, u64), Rejection> {
+pub fn validate_task(
+    exec: &dyn Executor,
+    cache: &Cache,
+    task: &Task,
+) -> Result<(Task, u64), Rejection> {
     let mut calibrated = task.clone();
     calibrated.calibration.reference_test_cpu_us = BTreeMap::new();
     let mut cpu_ms = 0;
@@ -73,11 +177,9 @@ pub fn validate_task(exec: &dyn Executor, task: &Task) -> Result<(Task, u64), Re
             (Category::UnitTestWriting, Some(code)) => code,
             _ => &variant.reference_solution,
         };
-        let mut runs: Vec<Verdict> = Vec::with_capacity(RUNS);
-        for run in 0..RUNS {
-            let verdict = exec
-                .evaluate(task, *language, answer)
-                .map_err(|e| reject(task, format!("{language}: {e}")))?;
+        let runs = evaluate_cached(exec, cache, task, *language, answer, RUNS)
+            .map_err(|e| reject(task, format!("{language}: {e}")))?;
+        for (run, verdict) in runs.iter().enumerate() {
             cpu_ms += verdict.cpu_ms;
             if !verdict.passed() {
                 return Err(reject(
@@ -85,11 +187,10 @@ pub fn validate_task(exec: &dyn Executor, task: &Task) -> Result<(Task, u64), Re
                     format!(
                         "{language} reference fails on run {}: {}",
                         run + 1,
-                        summarize(&verdict)
+                        summarize(verdict)
                     ),
                 ));
             }
-            runs.push(verdict);
         }
         let first = &runs[0];
         for other in &runs[1..] {
@@ -125,9 +226,9 @@ pub fn validate_task(exec: &dyn Executor, task: &Task) -> Result<(Task, u64), Re
             Category::BugFixing | Category::UnitTestWriting
         ) {
             for (k, faulty) in variant.faulty_variants.iter().enumerate() {
-                let verdict = exec
-                    .evaluate(task, *language, faulty)
-                    .map_err(|e| reject(task, format!("{language}: {e}")))?;
+                let verdict = evaluate_cached(exec, cache, task, *language, faulty, 1)
+                    .map_err(|e| reject(task, format!("{language}: {e}")))?
+                    .remove(0);
                 cpu_ms += verdict.cpu_ms;
                 if verdict.passed() {
                     return Err(reject(
@@ -144,9 +245,10 @@ pub fn validate_task(exec: &dyn Executor, task: &Task) -> Result<(Task, u64), Re
 /// Validates tasks on `threads` workers; accepted tasks keep the input order.
 pub fn validate(
     exec: &dyn Executor,
+    cache: &Cache,
     tasks: Vec<Task>,
     threads: usize,
-    progress: &(dyn Fn(usize, usize) + Sync),
+    progress: &(dyn Fn(&Task, Option<&Rejection>, usize, usize) + Sync),
 ) -> ValidationReport {
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
@@ -158,9 +260,14 @@ pub fn validate(
                 loop {
                     let i = next.fetch_add(1, Ordering::SeqCst);
                     let Some(task) = tasks.get(i) else { break };
-                    let result = validate_task(exec, task);
+                    let result = validate_task(exec, cache, task);
+                    progress(
+                        task,
+                        result.as_ref().err(),
+                        done.fetch_add(1, Ordering::SeqCst) + 1,
+                        tasks.len(),
+                    );
                     results.lock().expect("no panics while locked")[i] = Some(result);
-                    progress(done.fetch_add(1, Ordering::SeqCst) + 1, tasks.len());
                 }
             });
         }

@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 
+use passrate_pool::cache::Cache;
 use passrate_pool::import::build::build_task;
 use passrate_pool::import::{RawTask, TestPlan};
 use passrate_pool::{ExecError, Executor, RecordedCall, validate_task};
@@ -186,14 +187,14 @@ fn validation_fills_calibration_and_rejects_failing_references() {
     let task = build_task(&Scripted, &raw(&[Language::Python]))
         .unwrap()
         .task;
-    assert!(validate_task(&Scripted, &task).is_ok());
+    assert!(validate_task(&Scripted, &Cache::in_memory("test"), &task).is_ok());
     let mut broken = task.clone();
     broken
         .variants
         .get_mut(&Language::Python)
         .unwrap()
         .reference_solution = "def f(x):\n    return x\n".into();
-    let err = validate_task(&Scripted, &broken).unwrap_err();
+    let err = validate_task(&Scripted, &Cache::in_memory("test"), &broken).unwrap_err();
     assert!(
         err.reason.contains("python reference fails on run 1"),
         "{}",
@@ -210,7 +211,7 @@ fn a_bug_that_passes_the_tests_is_rejected() {
     let v = task.variants.get_mut(&Language::Python).unwrap();
     v.given_code = Some("def f(x):\n    return abs(x) + 0\n".into());
     v.faulty_variants = vec!["def f(x):\n    return abs(x) + 0\n".into()];
-    let err = validate_task(&Scripted, &task).unwrap_err();
+    let err = validate_task(&Scripted, &Cache::in_memory("test"), &task).unwrap_err();
     assert!(
         err.reason.contains("faulty variant 0 passes"),
         "{}",

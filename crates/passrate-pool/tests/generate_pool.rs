@@ -1,42 +1,69 @@
-//! The generator of the bundled pool: `cargo test -p passrate-pool --release --test
-//! generate_pool -- --ignored --nocapture` rebuilds `pool/` from the data directory
-//! (`$PASSRATE_DATA`, else ../shared/data) through the sandboxed runner. Ignored by default:
-//! it runs every reference solution (minutes, needs the sandbox).
+//! The generator of the bundled pool, as a test for environments without the CLI:
+//! `PASSRATE_JAIL=… cargo test -p passrate-pool --release --test generate_pool -- --ignored
+//! --nocapture` rebuilds `$PASSRATE_POOL_OUT` (default: the repository's `pool/`) from the
+//! data directory (`$PASSRATE_DATA`, else ../shared/data) through the sandboxed runner, with
+//! the intake cache in `target/pool-cache`. `passrate pool import` does the same with
+//! options and progress output; prefer it. Ignored by default: it runs every reference
+//! solution (minutes, needs the sandbox).
 
 use std::path::Path;
 use std::time::Instant;
 
-use passrate_pool::import::pipeline::{default_data_dir, import};
+use passrate_pool::import::pipeline::{
+    Event, ImportOptions, default_data_dir, import, intake_runner_options,
+};
 
 #[test]
 #[ignore = "regenerates pool/ through the sandbox (minutes)"]
 fn generate_bundled_pool() -> anyhow::Result<()> {
     let sandbox = passrate_sandbox::Sandbox::new(passrate_sandbox::SandboxConfig::default())?;
-    let runner = passrate_runner::Runner::new(sandbox, passrate_runner::RunnerOptions::default());
+    let slots = sandbox.slots();
+    let runner = passrate_runner::Runner::new(sandbox, intake_runner_options());
     let data = default_data_dir();
-    let threads = std::env::var("PASSRATE_THREADS")
-        .ok()
-        .and_then(|t| t.parse().ok())
-        .unwrap_or(2);
+    let options = ImportOptions {
+        threads: std::env::var("PASSRATE_THREADS")
+            .ok()
+            .and_then(|t| t.parse().ok())
+            .unwrap_or(2 * slots),
+        cache_dir: Some(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/pool-cache")),
+        mbxp_java: std::env::var_os("PASSRATE_NO_MBXP_JAVA").is_none(),
+    };
     let start = Instant::now();
-    let (pool, licenses, report) = import(&runner, &data, threads, &|stage, done, total| {
-        if done == total || done % 200 == 0 {
-            eprintln!(
-                "{stage}: {done}/{total} ({:.0} s)",
-                start.elapsed().as_secs_f64()
-            );
+    let last = std::sync::Mutex::new(Instant::now());
+    let (pool, licenses, report) = import(&runner, &data, &options, &|e| match e {
+        Event::Done {
+            stage,
+            id,
+            rejected,
+            done,
+            total,
+        } => {
+            if let Some(r) = rejected {
+                eprintln!("  rejected {id}: {}", r.reason);
+            }
+            let mut last = last.lock().unwrap_or_else(|e| e.into_inner());
+            if done == total || last.elapsed().as_secs() >= 10 {
+                *last = Instant::now();
+                eprintln!(
+                    "[{:.0} s] {stage}: {done}/{total} (last {id})",
+                    start.elapsed().as_secs_f64()
+                );
+            }
         }
+        Event::End { stage, elapsed } => {
+            eprintln!("{stage} took {:.1} s", elapsed.as_secs_f64())
+        }
+        Event::Start { .. } => {}
     })?;
     let target = std::env::var_os("PASSRATE_POOL_OUT")
         .map(std::path::PathBuf::from)
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../pool"));
-    pool.save(&target, &licenses)?;
-    for r in &report.rejected {
-        eprintln!("rejected {} ({}): {}", r.id, r.stage, r.reason);
-    }
-    for d in &report.dropped_variants {
-        eprintln!("dropped {} {}: {}", d.id, d.language, d.reason);
-    }
+    let rejections = report.rejections_markdown(&options);
+    pool.save_with(
+        &target,
+        &licenses,
+        &[("REJECTIONS.md", rejections.as_bytes())],
+    )?;
     eprintln!(
         "pool {}: {} tasks ({} base parsed, {} built, {} derived, {} rejected, {} variants dropped); parse {:.1} s, record {:.1} s, validate {:.1} s, total {:.1} s",
         pool.version().short(),

@@ -22,14 +22,19 @@ use passrate_schema::{
 };
 
 use super::{RawTask, TestPlan};
+use crate::cache::Cache;
 use crate::exec::Executor;
 use crate::tier::{factors_for, tier_for};
+use crate::validate::{INFRASTRUCTURE, with_retries};
+
+/// Cache kind of built tasks; bump the suffix when `build_task` changes its results.
+pub const BUILD_KIND: &str = "build";
 
 /// Cap on public tests per task (recorded checks rarely exceed it).
 pub const MAX_PUBLIC: usize = 100;
 
 /// Why a task did not make it into the pool.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Rejection {
     pub id: String,
     pub stage: String,
@@ -37,17 +42,20 @@ pub struct Rejection {
 }
 
 /// A language variant removed from a task, and why.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct DroppedVariant {
     pub id: String,
     pub language: Language,
     pub reason: String,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Built {
     pub task: Task,
     pub dropped: Vec<DroppedVariant>,
+    /// What was left out of the task and why (e.g. hidden tests no reference completes).
+    #[serde(default)]
+    pub notes: Vec<String>,
 }
 
 fn reject(raw: &RawTask, stage: &str, reason: impl Into<String>) -> Rejection {
@@ -157,14 +165,15 @@ pub fn build_task(exec: &dyn Executor, raw: &RawTask) -> Result<Built, Rejection
             hidden_inputs,
         } => {
             let variant = &raw.variants[language];
-            let calls = exec
-                .record_calls(
+            let calls = with_retries(|| {
+                exec.record_calls(
                     *language,
                     &variant.reference_solution,
                     &variant.entry_point,
                     check_code,
                 )
-                .map_err(|e| reject(raw, "record", e.to_string()))?;
+            })
+            .map_err(|e| reject(raw, "record", e))?;
             let mut public: Vec<Vec<Value>> = Vec::new();
             let mut recorded = BTreeMap::new();
             for call in calls {
@@ -184,45 +193,64 @@ pub fn build_task(exec: &dyn Executor, raw: &RawTask) -> Result<Built, Rejection
         return Err(reject(raw, "record", "the check made no usable calls"));
     }
     let n_public = public.len();
-    let calls: Vec<Vec<Value>> = public.into_iter().chain(hidden).collect();
+    let mut calls: Vec<Vec<Value>> = public.into_iter().chain(hidden).collect();
+    let run = |language: Language,
+               calls: &[Vec<Value>]|
+     -> Result<Vec<Result<Value, ErrorInfo>>, String> {
+        let variant = &raw.variants[&language];
+        let out = with_retries(|| {
+            exec.run_calls(
+                language,
+                &variant.reference_solution,
+                &variant.entry_point,
+                variant.class_name.as_deref(),
+                calls,
+            )
+        })?;
+        if out.len() == calls.len() {
+            Ok(out)
+        } else {
+            Err(format!(
+                "runner returned {} results for {} calls",
+                out.len(),
+                calls.len()
+            ))
+        }
+    };
+    let mut notes = Vec::new();
     let mut outcomes: BTreeMap<Language, Vec<Result<Value, ErrorInfo>>> = BTreeMap::new();
+    // The primary first: when it cannot complete the hidden inputs within an evaluation's
+    // limits (HumanEval/15's largest inputs overflow the 1 MiB result channel), the hidden
+    // tests go and the public ones are kept, since no answer could pass them either.
+    let primary_out = match run(primary, &calls) {
+        Ok(out) => out,
+        Err(e) if calls.len() > n_public && !e.starts_with(INFRASTRUCTURE) => {
+            let public_only =
+                run(primary, &calls[..n_public]).map_err(|e2| reject(raw, "run", e2))?;
+            notes.push(format!(
+                "{} hidden tests dropped: the {primary} reference did not complete them ({e})",
+                calls.len() - n_public
+            ));
+            calls.truncate(n_public);
+            public_only
+        }
+        Err(e) => return Err(reject(raw, "run", e)),
+    };
+    outcomes.insert(primary, primary_out);
     let mut dropped = Vec::new();
-    for (language, variant) in &raw.variants {
-        match exec.run_calls(
-            *language,
-            &variant.reference_solution,
-            &variant.entry_point,
-            variant.class_name.as_deref(),
-            &calls,
-        ) {
-            Ok(out) if out.len() == calls.len() => {
+    for language in raw.variants.keys() {
+        if *language == primary {
+            continue;
+        }
+        match run(*language, &calls) {
+            Ok(out) => {
                 outcomes.insert(*language, out);
             }
-            Ok(out) => {
-                let reason = format!(
-                    "runner returned {} results for {} calls",
-                    out.len(),
-                    calls.len()
-                );
-                if *language == primary {
-                    return Err(reject(raw, "run", reason));
-                }
-                dropped.push(DroppedVariant {
-                    id: raw.id.clone(),
-                    language: *language,
-                    reason,
-                });
-            }
-            Err(e) => {
-                if *language == primary {
-                    return Err(reject(raw, "run", e.to_string()));
-                }
-                dropped.push(DroppedVariant {
-                    id: raw.id.clone(),
-                    language: *language,
-                    reason: e.to_string(),
-                });
-            }
+            Err(reason) => dropped.push(DroppedVariant {
+                id: raw.id.clone(),
+                language: *language,
+                reason,
+            }),
         }
     }
     let primary_out = outcomes.remove(&primary).expect("primary ran");
@@ -350,15 +378,52 @@ pub fn build_task(exec: &dyn Executor, raw: &RawTask) -> Result<Built, Rejection
             calibration: Default::default(),
         },
         dropped,
+        notes,
     })
+}
+
+/// Builds one task through the cache (keyed by the raw spec). Infrastructure failures that
+/// survive the retries reject the task for this run but are not cached.
+pub fn build_cached(exec: &dyn Executor, cache: &Cache, raw: &RawTask) -> Result<Built, Rejection> {
+    // The kind carries the build logic's version, so changing it invalidates only builds.
+    let key = cache.key(BUILD_KIND, raw);
+    let mut infrastructure = None;
+    let result: Result<Result<Built, Rejection>, String> =
+        cache.get_or_compute(BUILD_KIND, &key, || {
+            let r = build_task(exec, raw);
+            // Execution failures carry the executor's message; they must not be persisted as if
+            // they were properties of the task.
+            match &r {
+                Err(rej) if rej.reason.starts_with(INFRASTRUCTURE) => {
+                    infrastructure = Some(rej.clone());
+                    return Err(rej.reason.clone());
+                }
+                Ok(b) => {
+                    if let Some(d) = b
+                        .dropped
+                        .iter()
+                        .find(|d| d.reason.starts_with(INFRASTRUCTURE))
+                    {
+                        return Err(format!("{} {}: {}", d.id, d.language, d.reason));
+                    }
+                }
+                Err(_) => {}
+            }
+            Ok(r)
+        });
+    match result {
+        Ok(r) => r,
+        Err(reason) => Err(infrastructure.unwrap_or_else(|| reject(raw, "record", reason))),
+    }
 }
 
 /// Builds many tasks on `threads` worker threads; results keep the input order.
 pub fn build_all(
     exec: &dyn Executor,
+    cache: &Cache,
     raws: &[RawTask],
     threads: usize,
-    progress: &(dyn Fn(usize, usize) + Sync),
+    progress: &(dyn Fn(&RawTask, Option<&Rejection>, usize, usize) + Sync),
 ) -> Vec<Result<Built, Rejection>> {
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
@@ -370,9 +435,14 @@ pub fn build_all(
                 loop {
                     let i = next.fetch_add(1, Ordering::SeqCst);
                     let Some(raw) = raws.get(i) else { break };
-                    let result = build_task(exec, raw);
+                    let result = build_cached(exec, cache, raw);
+                    progress(
+                        raw,
+                        result.as_ref().err(),
+                        done.fetch_add(1, Ordering::SeqCst) + 1,
+                        raws.len(),
+                    );
                     results.lock().expect("no panics while locked")[i] = Some(result);
-                    progress(done.fetch_add(1, Ordering::SeqCst) + 1, raws.len());
                 }
             });
         }

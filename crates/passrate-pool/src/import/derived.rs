@@ -4,8 +4,9 @@
 //!   and faulty variant = the buggy function, reference = the canonical one, public tests
 //!   only (the Python canonical is HumanEval's, which EvalPlus's hidden inputs were not
 //!   written for).
-//! * `translate/<base>/<from>-<to>` — every ordered pair of the base task's languages; the
-//!   only variant is the target, with the source-language reference as `given_code`.
+//! * `translate/<base>/<from>-<to>` — every ordered pair of the base task's languages
+//!   (`humaneval/N` and `mbpp/N`); the only variant is the target, with the source-language
+//!   reference as `given_code`.
 //! * `doc/<base>` — documentation: given the undocumented function, the reference is the
 //!   documented one (HumanEvalPack `declaration` vs `prompt` + canonical body).
 //! * `unittest/<base>` — unit-test writing: given the function and its spec, the faulty

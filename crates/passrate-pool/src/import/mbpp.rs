@@ -4,8 +4,10 @@
 //! `build`).
 //!
 //! * Python reference: MBPP+'s canonical solution where the task is in MBPP+, else MBPP's.
-//! * Public tests: the calls MBPP's asserts (`test_list` + `challenge_test_list`, after
-//!   `test_setup_code`) make, recorded on the reference.
+//! * Public tests: for MBPP+ tasks, EvalPlus's `base_input` (MBPP's inputs adapted to the
+//!   signatures and fixes EvalPlus made); for the others, the calls MBPP's asserts
+//!   (`test_list` + `challenge_test_list`, after `test_setup_code`) make, recorded on the
+//!   reference.
 //! * Hidden tests: MBPP+ extra inputs from the OriginFmt `inputs = […]`, capped like
 //!   HumanEval+; MBPP+ checks that compare `set(out)` make the comparator set-based.
 
@@ -70,9 +72,16 @@ pub fn entry_point(code: &str, first_test: &str) -> Option<String> {
 /// Rewrites MBPP's top-level asserts as a `check(candidate)` function that binds the entry
 /// point's name to the candidate, so only the test's own calls are recorded (not the
 /// reference's recursive calls).
-pub fn check_code(setup: &str, tests: &[String], entry: &str) -> String {
+///
+/// `aliases`: other names the asserts call the function by. MBPP+ renamed a few functions
+/// (Mbpp/167 `next_power_of_2` is `next_Power_Of_2` in MBPP's asserts); the original name
+/// is bound to the candidate too.
+pub fn check_code(setup: &str, tests: &[String], entry: &str, aliases: &[String]) -> String {
     let mut out = String::from("def check(candidate):\n");
     out.push_str(&format!("    {entry} = candidate\n"));
+    for alias in aliases.iter().filter(|a| *a != entry) {
+        out.push_str(&format!("    {alias} = candidate\n"));
+    }
     for line in setup.lines().chain(tests.iter().flat_map(|t| t.lines())) {
         if line.trim().is_empty() {
             continue;
@@ -215,24 +224,38 @@ fn raw_task(
         .chain(&record.challenge_test_list)
         .cloned()
         .collect();
-    let hidden = match (plus, origin_test.and_then(|t| origin_inputs(t))) {
-        (Some(p), Some(all)) if all.len() >= p.base_input.len() => {
-            spread(&all[p.base_input.len()..], MAX_HIDDEN)
-        }
-        _ => Vec::new(),
-    };
     let as_set = origin_test.is_some_and(|t| t.contains("out = set(out)"));
+    // MBPP+ tasks take their public tests from EvalPlus's `base_input` (MBPP's test inputs,
+    // adapted by EvalPlus where it changed a signature, e.g. Mbpp/57 dropped the length
+    // argument, or fixed a wrong expected value), and their hidden tests from the extra
+    // inputs. Other tasks record MBPP's asserts.
+    let plan = match (plus, origin_test.and_then(|t| origin_inputs(t))) {
+        (Some(p), Some(all)) if all.len() >= p.base_input.len() && !p.base_input.is_empty() => {
+            TestPlan::Inputs {
+                public: all[..p.base_input.len()].to_vec(),
+                hidden: spread(&all[p.base_input.len()..], MAX_HIDDEN),
+            }
+        }
+        _ => TestPlan::Record {
+            language: Language::Python,
+            check_code: check_code(
+                &record.test_setup_code,
+                &tests,
+                &entry,
+                &entry_point(&record.code, first_test)
+                    .into_iter()
+                    .collect::<Vec<_>>(),
+            ),
+            hidden_inputs: Vec::new(),
+        },
+    };
     Some(RawTask {
         id: format!("mbpp/{n}"),
         category: Category::AlgorithmImplementation,
         source: source("mbpp", &format!("mbpp/{n}"), "CC-BY-4.0"),
         variants,
         category_data: CategoryData::default(),
-        plan: TestPlan::Record {
-            language: Language::Python,
-            check_code: check_code(&record.test_setup_code, &tests, &entry),
-            hidden_inputs: hidden,
-        },
+        plan,
         primary: Language::Python,
         atol: plus.map(|p| p.atol),
         as_set,
@@ -287,10 +310,24 @@ mod tests {
     #[test]
     fn check_binds_the_candidate() {
         let r = mbpp_2();
-        let code = check_code("", &r.test_list, "similar_elements");
+        let code = check_code("", &r.test_list, "similar_elements", &[]);
         assert!(code.starts_with("def check(candidate):\n    similar_elements = candidate\n"));
         assert!(
             code.contains("    assert similar_elements((1, 2, 3, 4),(5, 4, 3, 7)) == (3, 4)\n")
+        );
+    }
+
+    #[test]
+    fn renamed_functions_keep_their_original_name_in_the_check() {
+        let tests = vec!["assert next_Power_Of_2(0) == 1".to_owned()];
+        let code = check_code(
+            "",
+            &tests,
+            "next_power_of_2",
+            &["next_Power_Of_2".to_owned()],
+        );
+        assert!(
+            code.contains("    next_power_of_2 = candidate\n    next_Power_Of_2 = candidate\n")
         );
     }
 

@@ -41,7 +41,7 @@ pub enum ImportError {
 }
 
 /// How a task's tests are obtained.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub enum TestPlan {
     /// Assertion-style check code: the calls it makes on `language`'s reference become the
     /// public tests; `hidden_inputs` (extra inputs given as data) become hidden tests.
@@ -57,8 +57,8 @@ pub enum TestPlan {
     },
 }
 
-/// A task before its tests are recorded.
-#[derive(Clone, Debug, PartialEq)]
+/// A task before its tests are recorded. Serialised only for the intake cache's keys.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct RawTask {
     pub id: String,
     pub category: Category,

@@ -12,6 +12,7 @@ use serde::Deserialize;
 use super::build::{DroppedVariant, Rejection, build_all};
 use super::humaneval::HumanEvalProblem;
 use super::{ImportError, RawTask, derived, humaneval, mbpp, quixbugs, read_jsonl};
+use crate::cache::{Cache, CacheStats};
 use crate::exec::Executor;
 use crate::rotation::{INITIAL_RESERVE_SHARE, RotationState, initial_reserve};
 use crate::storage::{LicenseFile, Pool};
@@ -39,6 +40,8 @@ pub struct Parsed {
     pub quixbugs: Vec<RawTask>,
     /// Second implementations for refactoring tasks, by base task id and language.
     pub alternatives: BTreeMap<String, BTreeMap<Language, String>>,
+    /// Problems left out while parsing, with the reason.
+    pub rejected: Vec<Rejection>,
 }
 
 impl Parsed {
@@ -62,7 +65,21 @@ struct HumanEvalXRecord {
 
 /// Parses every dataset under `data`.
 pub fn parse_all(data: &Path) -> Result<Parsed, ImportError> {
-    let humaneval = humaneval::load(data)?;
+    let mut rejected = Vec::new();
+    let mut humaneval = humaneval::load(data)?;
+    humaneval.retain(
+        |p| match humaneval::LEFT_OUT.iter().find(|(n, _)| *n == p.number) {
+            Some((_, why)) => {
+                rejected.push(Rejection {
+                    id: p.raw.id.clone(),
+                    stage: "parse".to_owned(),
+                    reason: (*why).to_owned(),
+                });
+                false
+            }
+            None => true,
+        },
+    );
     let mut alternatives: BTreeMap<String, BTreeMap<Language, String>> = BTreeMap::new();
     for p in &humaneval {
         alternatives
@@ -95,6 +112,7 @@ pub fn parse_all(data: &Path) -> Result<Parsed, ImportError> {
         mbpp: mbpp::load(data)?,
         quixbugs: quixbugs::load(data)?,
         alternatives,
+        rejected,
     })
 }
 
@@ -109,6 +127,14 @@ pub fn derive_all(parsed: &Parsed, built: &BTreeMap<String, Task>) -> Vec<Task> 
         out.extend(derived::documentation(problem, base));
         out.extend(derived::unit_tests(problem, base));
         out.extend(derived::translations(base));
+    }
+    // MBPP problems with MBXP variants that agree with Python: translations between every
+    // pair of their languages (their tests and references are the base task's, so
+    // validating them re-runs nothing the base task did not).
+    for raw in &parsed.mbpp {
+        if let Some(base) = built.get(&raw.id) {
+            out.extend(derived::translations(base));
+        }
     }
     for (id, alternatives) in &parsed.alternatives {
         if let Some(base) = built.get(id) {
@@ -127,35 +153,121 @@ pub struct ImportReport {
     pub accepted: usize,
     pub rejected: Vec<Rejection>,
     pub dropped_variants: Vec<DroppedVariant>,
+    /// What accepted tasks lost at build time (task id, note), e.g. hidden tests.
+    pub notes: Vec<(String, String)>,
+    /// Variants left out by option (not a failure), e.g. MBXP Java without `mbxp_java`.
+    pub omitted_variants: usize,
     pub parse_time: Duration,
     pub build_time: Duration,
     pub validate_time: Duration,
+    /// CPU of the reference executions of validation (from the cache when it hit).
     pub reference_cpu_ms: u64,
+    pub cache: CacheStats,
 }
 
-/// Progress of a long stage: (stage, done, total).
-pub type Progress<'a> = &'a (dyn Fn(&str, usize, usize) + Sync);
+/// How an import runs.
+#[derive(Clone, Debug)]
+pub struct ImportOptions {
+    /// Worker threads (each blocks on a sandbox slot while executing).
+    pub threads: usize,
+    /// Persisted intake cache (`None`: only deduplicate within this run).
+    pub cache_dir: Option<PathBuf>,
+    /// Keep MBXP's Java variants of `mbpp/N`. Each costs a cold `javac` per execution
+    /// (1–3 s of CPU; about 2,600 executions for the ~870 problems), which dominates an
+    /// uncached import on two cores.
+    pub mbxp_java: bool,
+}
+
+impl Default for ImportOptions {
+    fn default() -> Self {
+        ImportOptions {
+            threads: 2,
+            cache_dir: None,
+            mbxp_java: true,
+        }
+    }
+}
+
+/// Progress of an import, reported as it happens (the library never prints).
+#[derive(Debug)]
+pub enum Event<'a> {
+    /// A stage starts with `total` items.
+    Start { stage: &'static str, total: usize },
+    /// One item of a stage finished (`rejected` if it did not make it).
+    Done {
+        stage: &'static str,
+        id: &'a str,
+        rejected: Option<&'a Rejection>,
+        done: usize,
+        total: usize,
+    },
+    /// A stage ended.
+    End {
+        stage: &'static str,
+        elapsed: Duration,
+    },
+}
+
+/// Receives [`Event`]s; called from worker threads.
+pub type Progress<'a> = &'a (dyn Fn(&Event<'_>) + Sync);
 
 /// Runs the whole import and returns the pool (not yet written) with its licence files.
 pub fn import(
     exec: &dyn Executor,
     data: &Path,
-    threads: usize,
+    options: &ImportOptions,
     progress: Progress<'_>,
 ) -> Result<(Pool, Vec<LicenseFile>, ImportReport), ImportError> {
+    let cache = Cache::new(options.cache_dir.clone(), &exec.fingerprint());
     let mut report = ImportReport::default();
     let start = Instant::now();
-    let parsed = parse_all(data)?;
+    progress(&Event::Start {
+        stage: "parse",
+        total: 0,
+    });
+    let mut parsed = parse_all(data)?;
+    if !options.mbxp_java {
+        for raw in &mut parsed.mbpp {
+            report.omitted_variants += usize::from(raw.variants.remove(&Language::Java).is_some());
+        }
+    }
+    report.rejected.extend(parsed.rejected.iter().cloned());
     let raws = parsed.base_tasks();
     report.parsed = raws.len();
     report.parse_time = start.elapsed();
+    progress(&Event::End {
+        stage: "parse",
+        elapsed: report.parse_time,
+    });
 
     let start = Instant::now();
+    progress(&Event::Start {
+        stage: "record",
+        total: raws.len(),
+    });
     let mut built = BTreeMap::new();
-    for result in build_all(exec, &raws, threads, &|d, t| progress("record", d, t)) {
+    let results = build_all(
+        exec,
+        &cache,
+        &raws,
+        options.threads,
+        &|raw, rejected, done, total| {
+            progress(&Event::Done {
+                stage: "record",
+                id: &raw.id,
+                rejected,
+                done,
+                total,
+            })
+        },
+    );
+    for result in results {
         match result {
             Ok(b) => {
                 report.dropped_variants.extend(b.dropped);
+                report
+                    .notes
+                    .extend(b.notes.into_iter().map(|n| (b.task.id.clone(), n)));
                 built.insert(b.task.id.clone(), b.task);
             }
             Err(r) => report.rejected.push(r),
@@ -165,14 +277,41 @@ pub fn import(
     let derived = derive_all(&parsed, &built);
     report.derived = derived.len();
     report.build_time = start.elapsed();
+    progress(&Event::End {
+        stage: "record",
+        elapsed: report.build_time,
+    });
 
     let start = Instant::now();
     let tasks: Vec<Task> = built.into_values().chain(derived).collect();
-    let validation = validate(exec, tasks, threads, &|d, t| progress("validate", d, t));
+    progress(&Event::Start {
+        stage: "validate",
+        total: tasks.len(),
+    });
+    let validation = validate(
+        exec,
+        &cache,
+        tasks,
+        options.threads,
+        &|task, rejected, done, total| {
+            progress(&Event::Done {
+                stage: "validate",
+                id: &task.id,
+                rejected,
+                done,
+                total,
+            })
+        },
+    );
     report.validate_time = start.elapsed();
+    progress(&Event::End {
+        stage: "validate",
+        elapsed: report.validate_time,
+    });
     report.reference_cpu_ms = validation.cpu_ms;
     report.rejected.extend(validation.rejected);
     report.accepted = validation.accepted.len();
+    report.cache = cache.stats();
 
     let pool = Pool::from_tasks(validation.accepted, RotationState::default())?;
     let reserve = initial_reserve(&pool, INITIAL_RESERVE_SHARE);
@@ -185,6 +324,91 @@ pub fn import(
     )?;
     let licenses = read_licenses(data)?;
     Ok((pool, licenses, report))
+}
+
+impl ImportReport {
+    /// The rejection report: every rejected task and dropped or omitted variant with its
+    /// reason, sorted, without timings (so it only changes when the outcome does).
+    pub fn rejections_markdown(&self, options: &ImportOptions) -> String {
+        let mut out = String::from(
+            "# Intake rejections\n\nGenerated with the pool by `passrate pool import`. Tasks \
+             that are not in the pool, and language variants removed from tasks that are, \
+             with the reason.\n\n",
+        );
+        if !options.mbxp_java {
+            out.push_str(&format!(
+                "MBXP Java variants of `mbpp/N` were left out by option (`--no-mbxp-java`): \
+                 {} variants.\n\n",
+                self.omitted_variants
+            ));
+        }
+        let mut rejected = self.rejected.clone();
+        rejected.sort_by(|a, b| a.id.cmp(&b.id));
+        out.push_str(&format!("## Rejected tasks ({})\n\n", rejected.len()));
+        out.push_str("| task | stage | reason |\n|---|---|---|\n");
+        for r in &rejected {
+            out.push_str(&format!(
+                "| `{}` | {} | {} |\n",
+                r.id,
+                r.stage,
+                markdown_cell(&r.reason)
+            ));
+        }
+        let mut dropped = self.dropped_variants.clone();
+        dropped.sort_by(|a, b| (&a.id, a.language).cmp(&(&b.id, b.language)));
+        out.push_str(&format!(
+            "\n## Dropped variants ({})\n\n| task | language | reason |\n|---|---|---|\n",
+            dropped.len()
+        ));
+        for d in &dropped {
+            out.push_str(&format!(
+                "| `{}` | {} | {} |\n",
+                d.id,
+                d.language,
+                markdown_cell(&d.reason)
+            ));
+        }
+        let mut notes = self.notes.clone();
+        notes.sort();
+        out.push_str(&format!(
+            "\n## Tests left out of built tasks ({})\n\n| task | note |\n|---|---|\n",
+            notes.len()
+        ));
+        for (id, note) in &notes {
+            out.push_str(&format!("| `{id}` | {} |\n", markdown_cell(note)));
+        }
+        out
+    }
+}
+
+/// One line, pipes escaped, at most 300 characters.
+fn markdown_cell(text: &str) -> String {
+    let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let cut = if one_line.len() > 300 {
+        format!("{}…", &one_line[..one_line.floor_char_boundary(300)])
+    } else {
+        one_line
+    };
+    cut.replace('|', "\\|")
+}
+
+/// The runner options intake uses: the defaults, except that a reference run during
+/// recording may use no more test CPU than an evaluation allows (`tests_cpu_ms`, 2 s by
+/// default) instead of the runner's 20 s intake allowance. A reference that needs more
+/// cannot pass validation anyway, and HumanEvalPack's JavaScript and Java references of a
+/// few problems (exponential `fib`-style recursion) take the whole allowance on the
+/// HumanEval+ inputs, which cost minutes per generation for nothing.
+pub fn intake_runner_options() -> passrate_runner::RunnerOptions {
+    let defaults = passrate_runner::RunnerOptions::default();
+    let tests_cpu_ms = [&defaults.python, &defaults.javascript, &defaults.java]
+        .iter()
+        .map(|l| l.tests_cpu_ms)
+        .max()
+        .unwrap_or(defaults.intake_cpu_ms);
+    passrate_runner::RunnerOptions {
+        intake_cpu_ms: tests_cpu_ms,
+        ..defaults
+    }
 }
 
 /// Reads the licence and notice files to ship with the pool.

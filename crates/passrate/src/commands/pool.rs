@@ -1,12 +1,15 @@
 //! `passrate pool`: statistics, one task, intake validation, rotation and import.
 
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
-use std::time::Instant;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use passrate_pool::import::pipeline;
-use passrate_pool::{Pool, redact, rotate, stats, validate};
+use passrate_pool::cache::Cache;
+use passrate_pool::import::pipeline::{self, Event, ImportOptions};
+use passrate_pool::{Executor, Pool, redact, rotate, stats, validate};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -32,10 +35,16 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Runs every reference through the evaluation path twice and reports rejections.
+    /// Runs every reference through the evaluation path twice and reports rejections, with
+    /// a timing summary (wall, tasks/s, CPU).
     Validate {
-        #[arg(long, default_value_t = 2)]
+        /// Worker threads (0: two per sandbox slot, so host-side work overlaps execution).
+        #[arg(long, default_value_t = 0)]
         threads: usize,
+        /// Reuse (and store) evaluation results in this directory (default: no cache, every
+        /// reference runs).
+        #[arg(long)]
+        cache: Option<PathBuf>,
         #[arg(long)]
         json: bool,
     },
@@ -51,8 +60,19 @@ enum Command {
         /// Data directory (default: $PASSRATE_DATA or ../shared/data).
         #[arg(long)]
         data: Option<PathBuf>,
-        #[arg(long, default_value_t = 2)]
+        /// Worker threads (0: two per sandbox slot, so host-side work overlaps execution).
+        #[arg(long, default_value_t = 0)]
         threads: usize,
+        /// Intake cache directory (default: target/pool-cache in the repository). Entries
+        /// are keyed by the content hash of their inputs and the runner's fingerprint.
+        #[arg(long, conflicts_with = "no_cache")]
+        cache: Option<PathBuf>,
+        /// Execute everything, reading and writing no cache.
+        #[arg(long)]
+        no_cache: bool,
+        /// Leave out MBXP's Java variants of `mbpp/N` (each costs a cold javac).
+        #[arg(long)]
+        no_mbxp_java: bool,
     },
 }
 
@@ -63,19 +83,134 @@ fn load(dir: &Option<PathBuf>) -> anyhow::Result<Pool> {
     })
 }
 
+/// The runner intake uses (see `pipeline::intake_runner_options`); `validate` uses the same
+/// so its verdicts and cache keys match the import's.
 fn runner() -> anyhow::Result<passrate_runner::Runner> {
     let sandbox = passrate_sandbox::Sandbox::new(passrate_sandbox::SandboxConfig::default())
         .context("failed to start the sandbox")?;
     Ok(passrate_runner::Runner::new(
         sandbox,
-        passrate_runner::RunnerOptions::default(),
+        pipeline::intake_runner_options(),
     ))
 }
 
-fn progress(stage: &str, done: usize, total: usize) {
-    if done == total || done % 100 == 0 {
-        eprintln!("{stage}: {done}/{total}");
+fn threads(requested: usize, runner: &passrate_runner::Runner) -> usize {
+    if requested > 0 {
+        requested
+    } else {
+        2 * runner.sandbox().slots().max(1)
     }
+}
+
+/// Prints progress on stderr: a line per stage start and end, and every few seconds the
+/// counts so far per task family (done / total, rejected), rate and the time left.
+struct Printer {
+    start: Instant,
+    every: Duration,
+    state: Mutex<PrinterState>,
+}
+
+#[derive(Default)]
+struct PrinterState {
+    stage_start: Option<Instant>,
+    last: Option<Instant>,
+    /// family → (done, rejected)
+    families: BTreeMap<String, (usize, usize)>,
+}
+
+impl Printer {
+    fn new() -> Printer {
+        Printer {
+            start: Instant::now(),
+            every: Duration::from_secs(5),
+            state: Mutex::new(PrinterState::default()),
+        }
+    }
+
+    fn event(&self, e: &Event<'_>) {
+        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let now = Instant::now();
+        match e {
+            Event::Start { stage, total } => {
+                s.stage_start = Some(now);
+                s.last = Some(now);
+                s.families.clear();
+                if *total > 0 {
+                    eprintln!(
+                        "[{:>6.1} s] {stage}: {total} items",
+                        self.start.elapsed().as_secs_f64()
+                    );
+                }
+            }
+            Event::Done {
+                stage,
+                id,
+                rejected,
+                done,
+                total,
+            } => {
+                let family = passrate_pool::storage::family(id).to_owned();
+                let entry = s.families.entry(family).or_default();
+                entry.0 += 1;
+                entry.1 += usize::from(rejected.is_some());
+                if s.last.is_some_and(|l| now.duration_since(l) < self.every) && done < total {
+                    return;
+                }
+                s.last = Some(now);
+                let elapsed = s
+                    .stage_start
+                    .map_or(0.0, |t| now.duration_since(t).as_secs_f64());
+                let rate = *done as f64 / elapsed.max(1e-3);
+                let left = (*total - *done) as f64 / rate.max(1e-9);
+                let families: Vec<String> = s
+                    .families
+                    .iter()
+                    .map(|(f, (d, r))| {
+                        if *r > 0 {
+                            format!("{f} {d} ({r} rejected)")
+                        } else {
+                            format!("{f} {d}")
+                        }
+                    })
+                    .collect();
+                eprintln!(
+                    "[{:>6.1} s] {stage}: {done}/{total}, {rate:.1}/s, ~{left:.0} s left | {}",
+                    self.start.elapsed().as_secs_f64(),
+                    families.join(", ")
+                );
+            }
+            Event::End { stage, elapsed } => {
+                eprintln!(
+                    "[{:>6.1} s] {stage}: done in {:.1} s",
+                    self.start.elapsed().as_secs_f64(),
+                    elapsed.as_secs_f64()
+                );
+            }
+        }
+    }
+}
+
+/// CPU time of this process and its reaped children (user + system), in seconds.
+fn host_cpu_s() -> f64 {
+    let Ok(stat) = fs_err::read_to_string("/proc/self/stat") else {
+        return 0.0;
+    };
+    // Fields after the command name (which may contain spaces) start at ") ".
+    let Some(rest) = stat.rsplit_once(") ").map(|(_, r)| r) else {
+        return 0.0;
+    };
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    // utime, stime, cutime, cstime are fields 14–17 of the full line (11–14 here, 0-based).
+    let ticks: u64 = fields
+        .get(11..15)
+        .map(|f| f.iter().filter_map(|x| x.parse::<u64>().ok()).sum())
+        .unwrap_or(0);
+    // SAFETY-free: the clock tick is 100 Hz on every Linux platform passrate supports.
+    ticks as f64 / 100.0
+}
+
+fn default_cache_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/pool-cache")
 }
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
@@ -146,13 +281,41 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             }
             Ok(0)
         }
-        Command::Validate { threads, json } => {
+        Command::Validate {
+            threads: requested,
+            cache,
+            json,
+        } => {
+            let load_start = Instant::now();
             let pool = load(&args.pool)?;
+            let load_time = load_start.elapsed();
             let runner = runner()?;
+            let threads = threads(requested, &runner);
+            let cache = Cache::new(cache, &runner.fingerprint());
+            let printer = Printer::new();
+            let cpu_before = host_cpu_s();
             let start = Instant::now();
-            let report = validate(&runner, pool.tasks().to_vec(), threads, &|d, t| {
-                progress("validate", d, t)
+            printer.event(&Event::Start {
+                stage: "validate",
+                total: pool.tasks().len(),
             });
+            let report = validate(
+                &runner,
+                &cache,
+                pool.tasks().to_vec(),
+                threads,
+                &|task, rejected, done, total| {
+                    printer.event(&Event::Done {
+                        stage: "validate",
+                        id: &task.id,
+                        rejected,
+                        done,
+                        total,
+                    })
+                },
+            );
+            let wall = start.elapsed();
+            let host_cpu = host_cpu_s() - cpu_before;
             for r in &report.rejected {
                 if json {
                     writeln!(out, "{}", serde_json::to_string(r)?)?;
@@ -160,13 +323,28 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
                     writeln!(out, "rejected {}: {}", r.id, r.reason)?;
                 }
             }
+            let n = pool.tasks().len();
+            let stats = cache.stats();
             eprintln!(
-                "validated {} tasks in {:.1} s: {} accepted, {} rejected (reference CPU {} ms)",
-                pool.tasks().len(),
-                start.elapsed().as_secs_f64(),
+                "pool {}: validated {n} tasks in {:.1} s wall ({:.1} tasks/s, {threads} threads, load {:.2} s): {} accepted, {} rejected",
+                pool.version().short(),
+                wall.as_secs_f64(),
+                n as f64 / wall.as_secs_f64().max(1e-9),
+                load_time.as_secs_f64(),
                 report.accepted.len(),
                 report.rejected.len(),
-                report.cpu_ms
+            );
+            eprintln!(
+                "CPU: {:.1} s in sandboxes (cgroup, reference runs{}), {:.1} s host (passrate + reaped children); cache {} hits, {} misses",
+                report.cpu_ms as f64 / 1000.0,
+                if stats.hits > 0 {
+                    ", cached ones as recorded"
+                } else {
+                    ""
+                },
+                host_cpu,
+                stats.hits,
+                stats.misses
             );
             Ok(if report.rejected.is_empty() { 0 } else { 1 })
         }
@@ -185,7 +363,13 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             );
             Ok(0)
         }
-        Command::Import { data, threads } => {
+        Command::Import {
+            data,
+            threads: requested,
+            cache,
+            no_cache,
+            no_mbxp_java,
+        } => {
             let data = data.unwrap_or_else(pipeline::default_data_dir);
             let target = match &args.pool {
                 Some(p) => p.clone(),
@@ -194,27 +378,66 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
                 }),
             };
             let runner = runner()?;
+            let options = ImportOptions {
+                threads: threads(requested, &runner),
+                cache_dir: if no_cache {
+                    None
+                } else {
+                    Some(cache.unwrap_or_else(default_cache_dir))
+                },
+                mbxp_java: !no_mbxp_java,
+            };
+            eprintln!(
+                "importing from {} with {} threads on {} sandbox slots, cache {}",
+                data.display(),
+                options.threads,
+                runner.sandbox().slots(),
+                options
+                    .cache_dir
+                    .as_ref()
+                    .map_or("off".to_owned(), |d| d.display().to_string())
+            );
+            let printer = Printer::new();
+            let cpu_before = host_cpu_s();
             let start = Instant::now();
-            let (pool, licenses, report) = pipeline::import(&runner, &data, threads, &progress)?;
-            pool.save(&target, &licenses)?;
+            let (pool, licenses, report) =
+                pipeline::import(&runner, &data, &options, &|e| printer.event(e))?;
+            let rejections = report.rejections_markdown(&options);
+            pool.save_with(
+                &target,
+                &licenses,
+                &[("REJECTIONS.md", rejections.as_bytes())],
+            )?;
+            let host_cpu = host_cpu_s() - cpu_before;
+            let mut by_stage: BTreeMap<&str, usize> = BTreeMap::new();
             for r in &report.rejected {
-                eprintln!("rejected {} ({}): {}", r.id, r.stage, r.reason);
-            }
-            for d in &report.dropped_variants {
-                eprintln!("dropped {} {}: {}", d.id, d.language, d.reason);
+                *by_stage.entry(r.stage.as_str()).or_default() += 1;
             }
             eprintln!(
-                "imported {} tasks ({} base parsed, {} built, {} derived, {} rejected, {} variants dropped) in {:.1} s (parse {:.1} s, record {:.1} s, validate {:.1} s)",
+                "imported {} tasks ({} base parsed, {} built, {} derived; rejected {} {:?}; {} variants dropped, {} omitted by option)",
                 report.accepted,
                 report.parsed,
                 report.built,
                 report.derived,
                 report.rejected.len(),
+                by_stage,
                 report.dropped_variants.len(),
+                report.omitted_variants,
+            );
+            eprintln!(
+                "time: {:.1} s wall (parse {:.1} s, record {:.1} s, validate {:.1} s); CPU {:.1} s host, {:.1} s reference runs in sandboxes; cache {} hits, {} misses",
                 start.elapsed().as_secs_f64(),
                 report.parse_time.as_secs_f64(),
                 report.build_time.as_secs_f64(),
-                report.validate_time.as_secs_f64()
+                report.validate_time.as_secs_f64(),
+                host_cpu,
+                report.reference_cpu_ms as f64 / 1000.0,
+                report.cache.hits,
+                report.cache.misses
+            );
+            eprintln!(
+                "rejection report: {}",
+                target.join("REJECTIONS.md").display()
             );
             writeln!(out, "{} {}", pool.version(), target.display())?;
             Ok(0)

@@ -1,0 +1,217 @@
+//! Golden tests of the bundled pool (`pool/` in the repository): its version (content hash)
+//! and its counts per category × tier × language are pinned, every task's invariants hold,
+//! and the sample of week 2026-W48 is pinned.
+//!
+//! After regenerating the pool on purpose, refresh the golden files with
+//! `PASSRATE_BLESS=1 cargo test -p passrate-pool --test bundled` and commit them with it.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use passrate_pool::{Pool, SampleConfig, check_task, sample, stats, tier_for};
+use passrate_schema::{Category, Language, Tier, Visibility};
+
+fn golden_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden")
+}
+
+fn repo_pool() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../pool")
+}
+
+fn load() -> Pool {
+    Pool::load(repo_pool()).expect("the bundled pool loads")
+}
+
+/// Compares `actual` with the golden file, or rewrites it under `PASSRATE_BLESS=1`.
+fn golden(name: &str, actual: &str) {
+    let path = golden_dir().join(name);
+    if std::env::var_os("PASSRATE_BLESS").is_some() {
+        fs_err::write(&path, actual).expect("write golden file");
+        return;
+    }
+    let expected = fs_err::read_to_string(&path).unwrap_or_default();
+    assert!(
+        expected == actual,
+        "{} differs from the bundled pool (regenerated? rerun with PASSRATE_BLESS=1 and commit)\n--- expected\n{expected}\n--- actual\n{actual}",
+        path.display()
+    );
+}
+
+/// The counts table: one line per category × tier, tasks per language and active tasks.
+fn stats_table(pool: &Pool) -> String {
+    let s = stats(pool);
+    let mut out = format!(
+        "tasks {} active {} reserve {} tests {} hidden {}\n",
+        s.tasks, s.active, s.reserve, s.tests, s.hidden_tests
+    );
+    let mut tasks: BTreeMap<(Category, Tier), (usize, usize)> = BTreeMap::new();
+    for task in pool.tasks() {
+        let cell = tasks.entry((task.category, task.tier)).or_default();
+        cell.0 += 1;
+        cell.1 += usize::from(pool.is_active(&task.id));
+    }
+    out.push_str("category tier tasks active python javascript java\n");
+    for category in Category::ALL {
+        for tier in Tier::ALL {
+            let n = |l: Language| {
+                s.rows
+                    .iter()
+                    .find(|r| r.category == category && r.tier == tier && r.language == l)
+                    .map_or(0, |r| r.tasks)
+            };
+            let (t, a) = tasks.get(&(category, tier)).copied().unwrap_or_default();
+            out.push_str(&format!(
+                "{} {} {t} {a} {} {} {}\n",
+                category.as_str(),
+                tier.number(),
+                n(Language::Python),
+                n(Language::Javascript),
+                n(Language::Java)
+            ));
+        }
+    }
+    out
+}
+
+#[test]
+fn version_and_stats_are_pinned() {
+    let pool = load();
+    golden("bundled-pool-version.txt", &format!("{}\n", pool.version()));
+    golden("bundled-pool-stats.txt", &stats_table(&pool));
+}
+
+#[test]
+fn covers_every_category_tier_and_language_at_scale() {
+    let pool = load();
+    assert!(pool.tasks().len() >= 2400, "{} tasks", pool.tasks().len());
+    let s = stats(&pool);
+    for category in Category::ALL {
+        for tier in Tier::ALL {
+            assert!(
+                s.rows
+                    .iter()
+                    .any(|r| r.category == category && r.tier == tier && r.active > 0),
+                "no active {category} task in tier {}",
+                tier.number()
+            );
+        }
+    }
+    for language in Language::ALL {
+        assert!(s.by_language.get(&language).copied().unwrap_or(0) > 0);
+    }
+}
+
+#[test]
+fn every_task_holds_its_invariants() {
+    let pool = load();
+    let licenses = repo_pool().join("licenses");
+    let mut datasets = BTreeSet::new();
+    for task in pool.tasks() {
+        check_task(task).unwrap_or_else(|p| panic!("{p:?}"));
+        let id = &task.id;
+        assert_eq!(task.tier, tier_for(&task.factors), "{id}: tier");
+        // Ids say what they are: the family matches the category.
+        let family = id.split('/').next().unwrap_or_default();
+        let expected_family: &[&str] = match task.category {
+            Category::FunctionCompletion => &["humaneval"],
+            Category::AlgorithmImplementation => &["mbpp"],
+            Category::BugFixing => &["humanevalfix", "quixbugs"],
+            Category::CodeTranslation => &["translate"],
+            Category::DocumentationGeneration => &["doc"],
+            Category::UnitTestWriting => &["unittest"],
+            Category::Refactoring => &["refactor"],
+        };
+        assert!(expected_family.contains(&family), "{id}: {}", task.category);
+        assert!(
+            !task.source.dataset.is_empty() && !task.source.license.is_empty(),
+            "{id}: source"
+        );
+        datasets.insert(task.source.dataset.clone());
+        // Calibration, where validation measured per-test CPU, is aligned with the tests
+        // the language runs (the base of its budgets). (Python's per-test CPU currently
+        // reads 0 under the sandbox's fork server, so Python entries are often absent.)
+        for (language, cal) in &task.calibration.reference_test_cpu_us {
+            assert!(task.variants.contains_key(language), "{id}: {language}");
+            assert_eq!(
+                cal.len(),
+                task.tests_for(*language).count(),
+                "{id}: {language} calibration length"
+            );
+        }
+        for language in [Language::Javascript, Language::Java] {
+            if task.variants.contains_key(&language) {
+                assert!(
+                    task.calibration
+                        .reference_test_cpu_us
+                        .contains_key(&language),
+                    "{id}: no {language} calibration"
+                );
+            }
+        }
+        // Derived tasks that hand the model code never hand it the reference.
+        for (language, v) in &task.variants {
+            if let Some(given) = &v.given_code {
+                assert_ne!(given, &v.reference_solution, "{id} {language}: given");
+            }
+            for faulty in &v.faulty_variants {
+                assert_ne!(faulty, &v.reference_solution, "{id} {language}: faulty");
+            }
+        }
+        // Hidden tests exist only where a dataset gave extra inputs.
+        if task
+            .tests
+            .iter()
+            .any(|t| t.visibility == Visibility::Hidden)
+        {
+            assert!(
+                matches!(
+                    task.source.dataset.as_str(),
+                    "humaneval" | "mbpp" | "humanevalpack"
+                ),
+                "{id}: hidden tests from {}",
+                task.source.dataset
+            );
+        }
+    }
+    for dataset in &datasets {
+        let dir = match dataset.as_str() {
+            "humaneval" => "humaneval",
+            "humanevalpack" => "humanevalpack",
+            "mbpp" => "mbpp",
+            "quixbugs" => "quixbugs",
+            other => other,
+        };
+        assert!(
+            licenses.join(dir).is_dir(),
+            "no licence directory for dataset {dataset}"
+        );
+    }
+    for id in &pool.rotation().reserve {
+        assert!(pool.get(id).is_some(), "reserve id {id} is not a task");
+    }
+}
+
+#[test]
+fn week_2026_w48_sample_is_pinned() {
+    let pool = load();
+    let manifest =
+        sample(&pool, "2026-W48", &SampleConfig::default()).expect("the default sample fits");
+    assert_eq!(manifest.items.len(), 400);
+    let ids: BTreeSet<&str> = manifest.items.iter().map(|i| i.task.as_str()).collect();
+    assert_eq!(ids.len(), 400, "no task twice");
+    let mut text = format!(
+        "week {}\nseed {}\npool {}\n",
+        manifest.week, manifest.seed, manifest.pool_version
+    );
+    for item in manifest.items.iter().take(30) {
+        text.push_str(&format!(
+            "{}\t{}\t{}\ttier{}\n",
+            item.task,
+            item.language,
+            item.category,
+            item.tier.number()
+        ));
+    }
+    golden("bundled-sample-2026-W48.txt", &text);
+}
