@@ -354,10 +354,10 @@ impl Cycle {
         }
         drop(results);
         timings.units_wall_ms = ms(phase.elapsed());
-        timings.generation_ms = shared.busy.generation.load(Ordering::Relaxed);
-        timings.extraction_ms = shared.busy.extraction.load(Ordering::Relaxed);
-        timings.execution_ms = shared.busy.execution.load(Ordering::Relaxed);
-        timings.commit_ms = shared.busy.commit.load(Ordering::Relaxed);
+        timings.generation_ms = busy_ms(&shared.busy.generation);
+        timings.extraction_ms = busy_ms(&shared.busy.extraction);
+        timings.execution_ms = busy_ms(&shared.busy.execution);
+        timings.commit_ms = busy_ms(&shared.busy.commit);
 
         let provenance = Provenance {
             passrate_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -443,8 +443,15 @@ impl Cycle {
     }
 }
 
+/// Busy time is summed in microseconds: most units take well under a millisecond to
+/// extract, and summing rounded milliseconds would report zero.
 fn add(counter: &AtomicU64, d: Duration) {
-    counter.fetch_add(ms(d), Ordering::Relaxed);
+    let us = u64::try_from(d.as_micros()).unwrap_or(u64::MAX);
+    counter.fetch_add(us, Ordering::Relaxed);
+}
+
+fn busy_ms(counter: &AtomicU64) -> u64 {
+    counter.load(Ordering::Relaxed) / 1000
 }
 
 /// One unit, start to commit.
@@ -527,20 +534,14 @@ async fn run_unit(shared: Arc<Shared>, unit: Unit) -> Result<(), EngineError> {
             })
             .await
             .map_err(|e| EngineError::Worker(e.to_string()))??;
-            shared
-                .busy
-                .extraction
-                .fetch_add(judged.extract_ms, Ordering::Relaxed);
-            shared
-                .busy
-                .execution
-                .fetch_add(judged.execution_ms, Ordering::Relaxed);
+            add(&shared.busy.extraction, judged.extract_time);
+            add(&shared.busy.execution, judged.execution_time);
             (
                 answer.text,
                 judged.extracted_code,
                 judged.verdict,
                 answer.generation_ms,
-                judged.execution_ms,
+                ms(judged.execution_time),
                 answer.usage,
             )
         }

@@ -30,8 +30,8 @@ pub fn is_graded(category: Category) -> bool {
 pub struct Judged {
     pub extracted_code: Option<String>,
     pub verdict: Verdict,
-    pub extract_ms: u64,
-    pub execution_ms: u64,
+    pub extract_time: Duration,
+    pub execution_time: Duration,
 }
 
 /// How persistent sandbox faults are handled.
@@ -104,8 +104,8 @@ pub fn judge(
                 Reason::NoAnswer,
                 no_answer_detail.map(str::to_string),
             ),
-            extract_ms: 0,
-            execution_ms: 0,
+            extract_time: Duration::ZERO,
+            execution_time: Duration::ZERO,
         });
     };
     let started = Instant::now();
@@ -119,7 +119,7 @@ pub fn judge(
         request.prompt = Some(variant.prompt.clone());
     }
     let extraction = extract(&request, answer.as_bytes());
-    let extract_ms = ms(started.elapsed());
+    let extract_time = started.elapsed();
     let code = (!extraction.code.is_empty()).then(|| extraction.code.clone());
     if !extraction.compliant {
         return Ok(Judged {
@@ -130,8 +130,8 @@ pub fn judge(
                 extraction.reason.unwrap_or(Reason::NoCode),
                 extraction.detail,
             ),
-            extract_ms,
-            execution_ms: 0,
+            extract_time,
+            execution_time: Duration::ZERO,
         });
     }
     let started = Instant::now();
@@ -166,8 +166,8 @@ pub fn judge(
     Ok(Judged {
         extracted_code: Some(extraction.code),
         verdict,
-        extract_ms,
-        execution_ms: ms(started.elapsed()),
+        extract_time,
+        execution_time: started.elapsed(),
     })
 }
 

@@ -35,7 +35,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         }
         writeln!(
             out,
-            "{:<9}  {:>7}  {:>6}  {:>14}  {:>10}  {:>8}  {:>5}  {:<25}  run",
+            "{:<9}  {:>7}  {:>6}  {:>14}  {:>10}  {:>8}  {:>5}  {:<30}  run",
             "week", "version", "score", "95% CI", "compliance", "coverage", "tasks", "evaluated at"
         )?;
         for stored in &history {
@@ -43,7 +43,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             let o = &r.overall;
             writeln!(
                 out,
-                "{:<9}  {:>7}  {:>6.1}  {:>14}  {:>10.1}  {:>8.1}  {:>5}  {:<25}  {}",
+                "{:<9}  {:>7}  {:>6.1}  {:>14}  {:>10.1}  {:>8.1}  {:>5}  {:<30}  {}",
                 r.week,
                 r.record_version,
                 o.score * 100.0,
