@@ -1,7 +1,8 @@
 //! HumanEvalPack through the real sandbox: tasks are built the intake way (record the calls
 //! the dataset's check code makes on the canonical solution; Java gets the Python inputs and
 //! its expected values from its own reference via `run_calls`), then every canonical solution
-//! must pass and every buggy solution must fail.
+//! must pass and every buggy solution must fail. The builders live in
+//! `passrate_runner::humaneval` (shared with `passrate bench runner`).
 //!
 //! Python and JavaScript run all 164 problems; Java (a cold javac per execution) runs every
 //! sixteenth problem unless `PASSRATE_FULL_HUMANEVALPACK=1`.
@@ -14,7 +15,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use common::{runner, task, variant};
 use passrate_runner::RecordedCall;
-use passrate_schema::{Expected, Language, Reason, Task, TestCase, TestForm, Value, Visibility};
+use passrate_runner::humaneval::{entry_as_declared, tests_from};
+use passrate_schema::{Language, Reason, Task, Value};
 use serde_json::Value as Json;
 
 fn data_dir() -> PathBuf {
@@ -37,47 +39,6 @@ fn load(lang: &str) -> Vec<Json> {
 
 fn field<'a>(j: &'a Json, name: &str) -> &'a str {
     j[name].as_str().unwrap_or_else(|| panic!("missing {name}"))
-}
-
-fn tests_from(calls: &[RecordedCall]) -> Vec<TestCase> {
-    calls
-        .iter()
-        .map(|c| TestCase {
-            visibility: Visibility::Hidden,
-            form: TestForm::Call {
-                args: c.args.clone(),
-                expected: match &c.outcome {
-                    Ok(v) => Expected::Returns(v.clone()),
-                    Err(e) => Expected::Raises(e.kind.clone()),
-                },
-            },
-            comparator: None,
-            languages: Vec::new(),
-        })
-        .collect()
-}
-
-/// The entry point as the code spells it: a few records name it in another case
-/// (`minSubarraySum` for `minSubArraySum`) or names another function altogether.
-fn entry_as_declared(code: &str, entry: &str) -> String {
-    let words: Vec<&str> = code
-        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .collect();
-    if words.contains(&entry) {
-        return entry.to_owned();
-    }
-    let squash = |w: &str| w.replace('_', "").to_ascii_lowercase();
-    if let Some(w) = words.iter().find(|w| squash(w) == squash(entry)) {
-        return (*w).to_owned();
-    }
-    // Java/99 declares `countUpper` for `closest_integer`: take the method declared last.
-    let head = &code[..code.rfind('(').unwrap_or(0)];
-    let name: String = head
-        .chars()
-        .rev()
-        .take_while(|c| c.is_alphanumeric() || *c == '_')
-        .collect();
-    name.chars().rev().collect()
 }
 
 /// Runs `work` over `0..n` on a few threads (the sandbox bounds real concurrency).
