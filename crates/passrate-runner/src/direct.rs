@@ -141,6 +141,7 @@ mod tests {
             options: &options,
             exec: run,
             runtimes: &runtimes,
+            java_harness: &std::sync::OnceLock::new(),
         };
         let calls: Vec<Vec<Value>> = values.iter().map(|v| vec![v.clone()]).collect();
         core.run_calls(language, code, "ident", class, &calls)

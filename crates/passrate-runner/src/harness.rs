@@ -83,22 +83,41 @@ pub(crate) fn layout(
                 class: class.map(str::to_owned),
             }
         }
-        Language::Java => {
+        Language::Java => java_layout(source, class, None),
+    }
+}
+
+/// Lays out a Java execution. With `prebuilt` (the harness's class files, compiled once),
+/// only the candidate is compiled: javac then checks one small file instead of the harness's
+/// ~800 lines each time. The caller decides when prebuilt classes are safe to use
+/// ([`may_use_prebuilt`]).
+pub(crate) fn java_layout(source: &str, class: Option<&str>, prebuilt: Option<&[InputFile]>) -> Layout {
+    {
+        {
             let (file_name, package) = java_file_name(source);
             let class = class.unwrap_or("Solution");
             let qualified = match package {
                 Some(p) => format!("{p}.{class}"),
                 None => class.to_owned(),
             };
+            let (files, sources) = match prebuilt {
+                Some(classes) => {
+                    let mut files = vec![file(&file_name, source)];
+                    files.extend(classes.iter().cloned());
+                    (files, vec![file_name.clone()])
+                }
+                None => (
+                    vec![
+                        file(&file_name, source),
+                        file(JAVA_HARNESS_FILE, JAVA_HARNESS),
+                    ],
+                    vec![file_name.clone(), JAVA_HARNESS_FILE.to_owned()],
+                ),
+            };
             Layout {
-                files: vec![
-                    file(&file_name, source),
-                    file(JAVA_HARNESS_FILE, JAVA_HARNESS),
-                ],
+                files,
                 steps: vec![
-                    Program::Javac {
-                        sources: vec![file_name.clone(), JAVA_HARNESS_FILE.to_owned()],
-                    },
+                    Program::Javac { sources },
                     Program::Java {
                         main_class: JAVA_HARNESS_CLASS.to_owned(),
                         args: Vec::new(),
@@ -110,6 +129,70 @@ pub(crate) fn layout(
             }
         }
     }
+}
+
+/// Whether a candidate may be compiled alone beside the prebuilt harness classes. A candidate
+/// that names the harness could, compiled alone, emit class files that replace the harness's
+/// (compiled together, the duplicate is a compile error), so any mention of the name, and any
+/// unicode escape (javac decodes `\u0050` before reading identifiers), keeps the old layout.
+pub(crate) fn may_use_prebuilt(source: &str) -> bool {
+    !source.contains(JAVA_HARNESS_CLASS) && !source.contains("\\u")
+}
+
+/// The request that compiles the harness alone and prints each class file as
+/// `name\nhex bytes\n` (od is in every jail; the host decodes it in [`parse_class_dump`]).
+pub(crate) fn java_harness_build() -> (Vec<InputFile>, Vec<Program>) {
+    (
+        vec![file(JAVA_HARNESS_FILE, JAVA_HARNESS)],
+        vec![
+            Program::Javac {
+                sources: vec![JAVA_HARNESS_FILE.to_owned()],
+            },
+            Program::Exec {
+                path: "/bin/sh".to_owned(),
+                args: vec![
+                    "-c".to_owned(),
+                    "for f in *.class; do echo \"$f\"; od -An -v -tx1 \"$f\" | tr -d ' \\n'; echo; done"
+                        .to_owned(),
+                ],
+            },
+        ],
+    )
+}
+
+/// Decodes the dump of [`java_harness_build`]; `None` if anything is off.
+pub(crate) fn parse_class_dump(stdout: &[u8]) -> Option<Vec<InputFile>> {
+    let text = std::str::from_utf8(stdout).ok()?;
+    let lines: Vec<&str> = text.lines().collect();
+    if lines.is_empty() || lines.len() % 2 != 0 {
+        return None;
+    }
+    let mut files = Vec::new();
+    for pair in lines.chunks(2) {
+        let (name, hex) = (pair[0], pair[1]);
+        let stem = name.strip_suffix(".class")?;
+        if !(stem == JAVA_HARNESS_CLASS || stem.starts_with("PassrateHarness$"))
+            || hex.len() % 2 != 0
+        {
+            return None;
+        }
+        let bytes = (0..hex.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok())
+            .collect::<Option<Vec<u8>>>()?;
+        if !bytes.starts_with(&[0xca, 0xfe, 0xba, 0xbe]) {
+            return None;
+        }
+        files.push(InputFile {
+            path: name.to_owned(),
+            contents: bytes,
+            executable: false,
+        });
+    }
+    files
+        .iter()
+        .any(|f| f.path == format!("{JAVA_HARNESS_CLASS}.class"))
+        .then_some(files)
 }
 
 /// A Java source file must be named after its public top-level type, if it has one.
@@ -249,6 +332,27 @@ mod tests {
             java_file_name("class A { String s = \"public class B {\"; }").0,
             "Solution.java"
         );
+    }
+
+    #[test]
+    fn prebuilt_harness_is_refused_to_candidates_that_could_name_it() {
+        assert!(may_use_prebuilt("class Solution { int f() { return 1; } }"));
+        assert!(!may_use_prebuilt("class PassrateHarness {}"));
+        assert!(!may_use_prebuilt("class Solution {} class PassrateHarness$Enc {}"));
+        assert!(!may_use_prebuilt("class \\u0050assrateHarness {}"));
+    }
+
+    #[test]
+    fn class_dumps_decode_only_harness_class_files() {
+        let good = b"PassrateHarness.class\ncafebabe00\nPassrateHarness$Enc.class\ncafebabe01\n";
+        let files = parse_class_dump(good).expect("decodes");
+        assert_eq!(files.len(), 2);
+        assert_eq!(files[0].contents, vec![0xca, 0xfe, 0xba, 0xbe, 0x00]);
+        assert!(parse_class_dump(b"Other.class\ncafebabe\n").is_none());
+        assert!(parse_class_dump(b"PassrateHarness.class\ncafeba\n").is_none());
+        assert!(parse_class_dump(b"PassrateHarness.class\ncafebabe0\n").is_none());
+        assert!(parse_class_dump(b"PassrateHarness$A.class\ncafebabe\n").is_none());
+        assert!(parse_class_dump(b"").is_none());
     }
 
     #[test]

@@ -8,14 +8,15 @@
 
 pub mod compare;
 mod harness;
+pub mod humaneval;
 mod judge;
 pub mod protocol;
 
 use std::collections::BTreeMap;
 use std::io::Read;
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
-use passrate_sandbox::{ExecOutcome, ExecRequest, Limits, Sandbox, SandboxError};
+use passrate_sandbox::{ExecOutcome, ExecRequest, InputFile, Limits, Sandbox, SandboxError};
 use passrate_schema::{ErrorInfo, Language, Reason, Task, TestCase, TestForm, Value, Verdict};
 
 pub use harness::{JAVA_HARNESS, NODE_HARNESS, PYTHON_HARNESS};
@@ -145,6 +146,9 @@ pub struct Runner {
     sandbox: Sandbox,
     options: RunnerOptions,
     runtimes: Mutex<BTreeMap<Language, String>>,
+    /// The Java harness's class files, compiled once in the sandbox (`None`: that failed, so
+    /// every execution compiles the harness beside the candidate as before).
+    java_harness: OnceLock<Option<Vec<InputFile>>>,
 }
 
 impl std::fmt::Debug for Runner {
@@ -179,6 +183,7 @@ impl Runner {
             sandbox,
             options,
             runtimes: Mutex::new(BTreeMap::new()),
+            java_harness: OnceLock::new(),
         }
     }
 
@@ -195,6 +200,7 @@ impl Runner {
             options: &self.options,
             exec: move |r: &ExecRequest| self.sandbox.execute(r),
             runtimes: &self.runtimes,
+            java_harness: &self.java_harness,
         }
     }
 
@@ -262,6 +268,7 @@ struct Core<'a, E> {
     options: &'a RunnerOptions,
     exec: E,
     runtimes: &'a Mutex<BTreeMap<Language, String>>,
+    java_harness: &'a OnceLock<Option<Vec<InputFile>>>,
 }
 
 impl<E: Fn(&ExecRequest) -> Result<ExecOutcome, SandboxError>> Core<'_, E> {
@@ -272,6 +279,54 @@ impl<E: Fn(&ExecRequest) -> Result<ExecOutcome, SandboxError>> Core<'_, E> {
                 .unwrap_or_else(|e| e.into_inner())
                 .insert(language, r.clone());
         }
+    }
+
+    /// The Java harness compiled once, through the sandbox like everything else (its class
+    /// files come back as a hex dump on stdout).
+    fn java_harness(&self) -> Option<&[InputFile]> {
+        self.java_harness
+            .get_or_init(|| {
+                let (files, steps) = harness::java_harness_build();
+                let limits = self.limits(self.options.intake_cpu_ms, None);
+                let request = ExecRequest {
+                    steps,
+                    files,
+                    stdin: Vec::new(),
+                    channel_input: Vec::new(),
+                    limits,
+                };
+                match (self.exec)(&request) {
+                    Ok(out) if out.status == passrate_sandbox::ExecStatus::Ok && !out.truncated => {
+                        harness::parse_class_dump(&out.stdout)
+                    }
+                    Ok(out) => {
+                        tracing::warn!(status = ?out.status, "precompiling the Java harness failed; compiling it with each candidate");
+                        None
+                    }
+                    Err(e) => {
+                        tracing::warn!(error = %e, "precompiling the Java harness failed; compiling it with each candidate");
+                        None
+                    }
+                }
+            })
+            .as_deref()
+    }
+
+    /// The execution layout; Java candidates that cannot name the harness are compiled alone
+    /// beside its prebuilt classes.
+    fn layout(
+        &self,
+        language: Language,
+        source: &str,
+        class: Option<&str>,
+        check: Option<&str>,
+    ) -> harness::Layout {
+        if language == Language::Java && check.is_none() && harness::may_use_prebuilt(source) {
+            if let Some(classes) = self.java_harness() {
+                return harness::java_layout(source, class, Some(classes));
+            }
+        }
+        harness::layout(language, source, class, check)
     }
 
     /// The execution's CPU limit: startup allowance plus `min(cap, Σ per-test budgets)`.
@@ -374,7 +429,7 @@ impl<E: Fn(&ExecRequest) -> Result<ExecOutcome, SandboxError>> Core<'_, E> {
         if let Some(c) = &variant.class_name {
             check_name("class name", c)?;
         }
-        let layout = harness::layout(language, &source, variant.class_name.as_deref(), None);
+        let layout = self.layout(language, &source, variant.class_name.as_deref(), None);
         let nonce = nonce()?;
         let compile_steps = layout.compile_steps;
         let class = layout.class.clone();
@@ -482,7 +537,7 @@ impl<E: Fn(&ExecRequest) -> Result<ExecOutcome, SandboxError>> Core<'_, E> {
             .iter()
             .map(|args| RequestTest::Call { args: args.clone() })
             .collect();
-        let layout = harness::layout(language, code, class_name, None);
+        let layout = self.layout(language, code, class_name, None);
         let compile_steps = layout.compile_steps;
         let nonce = nonce()?;
         let file = layout.candidate_file.clone();
