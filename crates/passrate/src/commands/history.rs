@@ -1,10 +1,10 @@
 //! `passrate history MODEL`: every score record of a model, every version, oldest week first.
 
-use std::io::Write;
+use std::fmt::Write;
 
 use passrate_schema::exit;
 
-use super::run::{StoreArgs, runtime};
+use super::run::{StoreArgs, print_data, runtime};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -26,11 +26,12 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             eprintln!("no score records for model `{}`", args.model);
             return Ok(exit::OK);
         }
-        let mut out = std::io::stdout().lock();
+        let mut out = String::new();
         if args.json {
             for record in &history {
                 writeln!(out, "{}", serde_json::to_string(record)?)?;
             }
+            print_data(&out)?;
             return Ok(exit::OK);
         }
         writeln!(
@@ -55,6 +56,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
                 r.run_id
             )?;
         }
+        print_data(&out)?;
         Ok(exit::OK)
     })
 }

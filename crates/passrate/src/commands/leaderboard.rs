@@ -2,13 +2,12 @@
 //! compliance, coverage, and whether each model is distinguishable from the next one down.
 
 use std::fmt::Write as _;
-use std::io::Write;
 
 use passrate_engine::{Board, run_score_config};
 use passrate_pool::parse_week;
 use passrate_schema::exit;
 
-use super::run::{StoreArgs, runtime};
+use super::run::{StoreArgs, print_data, runtime};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -40,13 +39,12 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         };
         let board = passrate_engine::leaderboard(&store, &week, &run_score_config()).await?;
         store.close().await;
-        let mut out = std::io::stdout().lock();
         if args.json {
-            writeln!(out, "{}", serde_json::to_string(&board)?)?;
+            print_data(&format!("{}\n", serde_json::to_string(&board)?))?;
         } else if board.rows.is_empty() {
             eprintln!("no score records for week {week}");
         } else {
-            write!(out, "{}", render(&board))?;
+            print_data(&render(&board))?;
         }
         Ok(exit::OK)
     })

@@ -181,6 +181,16 @@ fn ms(d: std::time::Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
+/// Writes data to stdout. A reader that stopped reading (`| head`) is not an error: the
+/// results are stored either way.
+pub fn print_data(text: &str) -> std::io::Result<()> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
+    }
+}
+
 pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -296,14 +306,13 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             &prepared.cycle.options.score,
         )
         .await?;
-        let mut out = std::io::stdout().lock();
+        store.close().await;
         if args.json {
             let line = serde_json::json!({ "event": "leaderboard", "leaderboard": board });
-            writeln!(out, "{line}")?;
+            print_data(&format!("{line}\n"))?;
         } else {
-            write!(out, "{}", super::leaderboard::render(&board))?;
+            print_data(&super::leaderboard::render(&board))?;
         }
-        store.close().await;
         Ok(exit::OK)
     })
 }
