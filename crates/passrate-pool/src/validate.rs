@@ -242,13 +242,16 @@ pub fn validate_task(
     Ok((calibrated, cpu_ms))
 }
 
+/// Called after each task: (task, its rejection if any, done, total).
+pub type ValidateProgress<'a> = dyn Fn(&Task, Option<&Rejection>, usize, usize) + Sync + 'a;
+
 /// Validates tasks on `threads` workers; accepted tasks keep the input order.
 pub fn validate(
     exec: &dyn Executor,
     cache: &Cache,
     tasks: Vec<Task>,
     threads: usize,
-    progress: &(dyn Fn(&Task, Option<&Rejection>, usize, usize) + Sync),
+    progress: &ValidateProgress<'_>,
 ) -> ValidationReport {
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);

@@ -218,3 +218,111 @@ fn a_bug_that_passes_the_tests_is_rejected() {
         err.reason
     );
 }
+
+/// Counts evaluations and fails the first `flaky` of them as infrastructure faults.
+struct Counting {
+    evaluations: std::sync::atomic::AtomicUsize,
+    flaky: std::sync::atomic::AtomicUsize,
+}
+
+impl Counting {
+    fn new(flaky: usize) -> Counting {
+        Counting {
+            evaluations: 0.into(),
+            flaky: flaky.into(),
+        }
+    }
+}
+
+impl Executor for Counting {
+    fn record_calls(
+        &self,
+        language: Language,
+        code: &str,
+        entry: &str,
+        check: &str,
+    ) -> Result<Vec<RecordedCall>, ExecError> {
+        Scripted.record_calls(language, code, entry, check)
+    }
+
+    fn run_calls(
+        &self,
+        language: Language,
+        code: &str,
+        entry: &str,
+        class: Option<&str>,
+        calls: &[Vec<Value>],
+    ) -> Result<Vec<Result<Value, ErrorInfo>>, ExecError> {
+        Scripted.run_calls(language, code, entry, class, calls)
+    }
+
+    fn evaluate(
+        &self,
+        task: &Task,
+        language: Language,
+        candidate: &str,
+    ) -> Result<Verdict, ExecError> {
+        use std::sync::atomic::Ordering;
+        if self
+            .flaky
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+            .is_ok()
+        {
+            return Err(ExecError::infrastructure("sandbox hiccup"));
+        }
+        self.evaluations.fetch_add(1, Ordering::SeqCst);
+        Scripted.evaluate(task, language, candidate)
+    }
+}
+
+#[test]
+fn the_same_code_on_the_same_tests_is_evaluated_once() {
+    use std::sync::atomic::Ordering;
+    let task = build_task(&Scripted, &raw(&[Language::Python]))
+        .unwrap()
+        .task;
+    let mut twin = task.clone();
+    twin.id = "fixture/abs-twin".into();
+    let mut other_tests = task.clone();
+    other_tests.id = "fixture/abs-fewer-tests".into();
+    other_tests.tests.truncate(1);
+    let exec = Counting::new(0);
+    let cache = Cache::in_memory("test");
+    let report = passrate_pool::validate(
+        &exec,
+        &cache,
+        vec![task, twin, other_tests],
+        2,
+        &|_, _, _, _| {},
+    );
+    assert_eq!(report.accepted.len(), 3);
+    // Two runs for the shared key, two for the task with other tests.
+    assert_eq!(exec.evaluations.load(Ordering::SeqCst), 4);
+    assert_eq!(report.accepted[1].id, "fixture/abs-twin");
+}
+
+#[test]
+fn infrastructure_faults_are_retried_and_results_persist() {
+    use std::sync::atomic::Ordering;
+    let dir = tempfile::tempdir().unwrap();
+    let task = build_task(&Scripted, &raw(&[Language::Python]))
+        .unwrap()
+        .task;
+    let exec = Counting::new(1);
+    let cache = Cache::new(Some(dir.path().to_path_buf()), "test");
+    assert!(validate_task(&exec, &cache, &task).is_ok());
+    assert_eq!(exec.evaluations.load(Ordering::SeqCst), 2);
+    // A new process with the same cache directory executes nothing.
+    let again = Counting::new(0);
+    let cache = Cache::new(Some(dir.path().to_path_buf()), "test");
+    assert!(validate_task(&again, &cache, &task).is_ok());
+    assert_eq!(again.evaluations.load(Ordering::SeqCst), 0);
+    // Faults beyond the retries reject the task for this run and are not stored.
+    let broken = Counting::new(10);
+    let fresh = Cache::new(
+        Some(tempfile::tempdir().unwrap().path().to_path_buf()),
+        "test",
+    );
+    let err = validate_task(&broken, &fresh, &task).unwrap_err();
+    assert!(err.reason.contains("infrastructure"), "{}", err.reason);
+}

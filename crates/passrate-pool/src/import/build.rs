@@ -417,13 +417,16 @@ pub fn build_cached(exec: &dyn Executor, cache: &Cache, raw: &RawTask) -> Result
     }
 }
 
+/// Called after each task: (raw task, its rejection if any, done, total).
+pub type BuildProgress<'a> = dyn Fn(&RawTask, Option<&Rejection>, usize, usize) + Sync + 'a;
+
 /// Builds many tasks on `threads` worker threads; results keep the input order.
 pub fn build_all(
     exec: &dyn Executor,
     cache: &Cache,
     raws: &[RawTask],
     threads: usize,
-    progress: &(dyn Fn(&RawTask, Option<&Rejection>, usize, usize) + Sync),
+    progress: &BuildProgress<'_>,
 ) -> Vec<Result<Built, Rejection>> {
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
