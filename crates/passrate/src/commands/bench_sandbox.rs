@@ -135,7 +135,7 @@ fn run_jail(case: &Case, sandbox: &Sandbox, warm: bool) -> anyhow::Result<Durati
 fn median(mut v: Vec<Duration>) -> f64 {
     v.sort();
     let mid = v.len() / 2;
-    let d = if v.len() % 2 == 0 {
+    let d = if v.len().is_multiple_of(2) {
         (v[mid - 1] + v[mid]) / 2
     } else {
         v[mid]

@@ -104,10 +104,10 @@ fn exit_code_for(err: &anyhow::Error) -> i32 {
                 _ => exit::SANDBOX_ERROR,
             };
         }
-        if let Some(e) = cause.downcast_ref::<passrate_runner::RunnerError>() {
-            if e.is_infrastructure() {
-                return exit::SANDBOX_ERROR;
-            }
+        if let Some(e) = cause.downcast_ref::<passrate_runner::RunnerError>()
+            && e.is_infrastructure()
+        {
+            return exit::SANDBOX_ERROR;
         }
         if cause.downcast_ref::<passrate_store::StoreError>().is_some() {
             return exit::STORE_ERROR;
