@@ -91,7 +91,11 @@ pub(crate) fn layout(
 /// only the candidate is compiled: javac then checks one small file instead of the harness's
 /// ~800 lines each time. The caller decides when prebuilt classes are safe to use
 /// ([`may_use_prebuilt`]).
-pub(crate) fn java_layout(source: &str, class: Option<&str>, prebuilt: Option<&[InputFile]>) -> Layout {
+pub(crate) fn java_layout(
+    source: &str,
+    class: Option<&str>,
+    prebuilt: Option<&[InputFile]>,
+) -> Layout {
     {
         {
             let (file_name, package) = java_file_name(source);
@@ -338,7 +342,9 @@ mod tests {
     fn prebuilt_harness_is_refused_to_candidates_that_could_name_it() {
         assert!(may_use_prebuilt("class Solution { int f() { return 1; } }"));
         assert!(!may_use_prebuilt("class PassrateHarness {}"));
-        assert!(!may_use_prebuilt("class Solution {} class PassrateHarness$Enc {}"));
+        assert!(!may_use_prebuilt(
+            "class Solution {} class PassrateHarness$Enc {}"
+        ));
         assert!(!may_use_prebuilt("class \\u0050assrateHarness {}"));
     }
 

@@ -7,9 +7,9 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use passrate_schema::{
-    Calibration, Category, CategoryData, Comparator, ErrorInfo, Expected, IntakeFactors,
-    Language, LimitOverrides, Signature, Source, TASK_FORMAT_VERSION, Task, TestCase, TestForm,
-    Tier, Value, Variant, Visibility,
+    Calibration, Category, CategoryData, Comparator, ErrorInfo, Expected, IntakeFactors, Language,
+    LimitOverrides, Signature, Source, TASK_FORMAT_VERSION, Task, TestCase, TestForm, Tier, Value,
+    Variant, Visibility,
 };
 use serde::Deserialize;
 
@@ -214,7 +214,11 @@ pub fn record_task(
 
 /// Builds a Java task: the Python item's recorded inputs, expected values from the Java
 /// canonical solution. Inputs a Java signature cannot take (mixed-type lists) are dropped.
-pub fn java_task(runner: &Runner, python: &PackItem, java: &PackItem) -> Result<Built, RunnerError> {
+pub fn java_task(
+    runner: &Runner,
+    python: &PackItem,
+    java: &PackItem,
+) -> Result<Built, RunnerError> {
     let calls = runner.record_calls(
         Language::Python,
         &python.canonical(),
@@ -224,7 +228,13 @@ pub fn java_task(runner: &Runner, python: &PackItem, java: &PackItem) -> Result<
     let inputs: Vec<Vec<Value>> = calls.into_iter().map(|c| c.args).collect();
     let canonical = java.canonical_from_declaration();
     let entry = entry_as_declared(&java.declaration, &java.entry_point);
-    let outcomes = runner.run_calls(Language::Java, &canonical, &entry, Some("Solution"), &inputs)?;
+    let outcomes = runner.run_calls(
+        Language::Java,
+        &canonical,
+        &entry,
+        Some("Solution"),
+        &inputs,
+    )?;
     let recorded: Vec<RecordedCall> = inputs
         .into_iter()
         .zip(outcomes)
@@ -300,7 +310,10 @@ mod tests {
             "minSubarraySum"
         );
         assert_eq!(
-            entry_as_declared("class Solution { public int countUpper(String s", "closest_integer"),
+            entry_as_declared(
+                "class Solution { public int countUpper(String s",
+                "closest_integer"
+            ),
             "countUpper"
         );
     }
