@@ -168,7 +168,7 @@ pub(crate) fn java_harness_build() -> (Vec<InputFile>, Vec<Program>) {
 pub(crate) fn parse_class_dump(stdout: &[u8]) -> Option<Vec<InputFile>> {
     let text = std::str::from_utf8(stdout).ok()?;
     let lines: Vec<&str> = text.lines().collect();
-    if lines.is_empty() || lines.len() % 2 != 0 {
+    if lines.is_empty() || !lines.len().is_multiple_of(2) {
         return None;
     }
     let mut files = Vec::new();

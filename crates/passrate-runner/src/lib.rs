@@ -321,10 +321,12 @@ impl<E: Fn(&ExecRequest) -> Result<ExecOutcome, SandboxError>> Core<'_, E> {
         class: Option<&str>,
         check: Option<&str>,
     ) -> harness::Layout {
-        if language == Language::Java && check.is_none() && harness::may_use_prebuilt(source) {
-            if let Some(classes) = self.java_harness() {
-                return harness::java_layout(source, class, Some(classes));
-            }
+        if language == Language::Java
+            && check.is_none()
+            && harness::may_use_prebuilt(source)
+            && let Some(classes) = self.java_harness()
+        {
+            return harness::java_layout(source, class, Some(classes));
         }
         harness::layout(language, source, class, check)
     }
