@@ -14,7 +14,10 @@ fn parses_every_dataset() -> anyhow::Result<()> {
         return Ok(());
     }
     let parsed = parse_all(&data)?;
-    assert_eq!(parsed.humaneval.len(), 164);
+    // HumanEval/32 (find_zero) is left out at parsing: its answers are not unique, so no
+    // recorded expected value can judge them (pool/REJECTIONS.md).
+    assert_eq!(parsed.humaneval.len(), 163);
+    assert!(!parsed.humaneval.iter().any(|p| p.raw.id == "humaneval/32"));
     // One MBPP task names no function its code defines in its first assert.
     assert!(parsed.mbpp.len() >= 970, "{}", parsed.mbpp.len());
     let with_three = parsed
@@ -22,7 +25,7 @@ fn parses_every_dataset() -> anyhow::Result<()> {
         .iter()
         .filter(|p| p.raw.variants.len() == 3)
         .count();
-    assert_eq!(with_three, 164);
+    assert_eq!(with_three, 163);
     let mbpp_js = parsed
         .mbpp
         .iter()
