@@ -316,6 +316,31 @@ impl ExecCgroup {
             .collect()
     }
 
+    /// Opens every leaf's `cgroup.procs` for writing, as host root: a process inside the
+    /// jail then joins by writing "0" (v1 and v2 check the opener's credentials, not the
+    /// writer's). The descriptors are close-on-exec.
+    pub fn open_procs_fds(&self) -> Result<Vec<std::os::fd::RawFd>, String> {
+        let mut fds = Vec::new();
+        for file in self.procs_files() {
+            let opened = std::ffi::CString::new(file.as_os_str().as_encoded_bytes())
+                .map_err(|e| e.to_string())
+                .and_then(|path| {
+                    crate::sys::cvt(unsafe {
+                        libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC)
+                    })
+                    .map_err(|e| format!("failed to open {}: {e}", file.display()))
+                });
+            match opened {
+                Ok(fd) => fds.push(fd),
+                Err(e) => {
+                    fds.into_iter().for_each(crate::sys::close);
+                    return Err(e);
+                }
+            }
+        }
+        Ok(fds)
+    }
+
     /// CPU time used by everything that ran in the leaf, in microseconds.
     pub fn cpu_us(&self) -> io::Result<u64> {
         let dir = leaf(&self.layout.cpu, &self.name);

@@ -22,7 +22,7 @@ use crate::api::{ExecOutcome, ExecStatus, Limits};
 use crate::cgroup::ExecCgroup;
 use crate::mounts::{self, COMPILER_UID, JAIL_UID, RootSpec};
 use crate::runtimes::{self, CLEAN_ENV};
-use crate::sys::{self, close, cvt, write_all};
+use crate::sys::{self, close, write_all};
 use crate::wire::{self, JailRequest, JailResponse};
 
 /// Entry point of the jail process. Reads one request on stdin, answers on stdout, exits.
@@ -129,13 +129,7 @@ fn run_in_cgroup(req: &JailRequest, cg: &ExecCgroup) -> JailResponse {
         .map(|e| CString::new(*e).expect("static"))
         .collect();
     let filter = crate::seccomp::deny_list_program();
-    let mut procs_fds = Vec::new();
-    for file in cg.procs_files() {
-        let path = CString::new(file.as_os_str().as_encoded_bytes()).map_err(|e| e.to_string())?;
-        let fd = cvt(unsafe { libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC) })
-            .map_err(|e| format!("failed to open {}: {e}", file.display()))?;
-        procs_fds.push(fd);
-    }
+    let procs_fds = cg.open_procs_fds()?;
     if let Err(e) = fs_err::create_dir_all(&req.root_mountpoint) {
         return Err(format!("failed to create the jail mount point: {e}"));
     }

@@ -18,7 +18,7 @@ use crate::cgroup::{ExecCgroup, Layout};
 use crate::jail::{self, HolderFds};
 use crate::mounts::{self, COMPILER_UID, RootSpec};
 use crate::runtimes::{CLEAN_ENV, Runtimes};
-use crate::sys::{self, close, cvt, write_all};
+use crate::sys::{self, close, write_all};
 use crate::wire;
 
 const SERVER_SOURCE: &[u8] = include_bytes!("JavacServer.java");
@@ -115,15 +115,7 @@ impl Server {
         let name = format!("{}-javac", std::process::id());
         let cg = ExecCgroup::create(&req.cgroups, &name, SERVER_MEMORY, SERVER_PIDS)
             .map_err(|e| format!("failed to create the compiler's cgroup: {e}"))?;
-        let mut procs_fds = Vec::new();
-        for file in cg.procs_files() {
-            let path =
-                CString::new(file.as_os_str().as_encoded_bytes()).map_err(|e| e.to_string())?;
-            procs_fds.push(
-                cvt(unsafe { libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC) })
-                    .map_err(|e| format!("failed to open {}: {e}", file.display()))?,
-            );
-        }
+        let procs_fds = cg.open_procs_fds()?;
         fs_err::create_dir_all(&req.root_mountpoint)
             .map_err(|e| format!("failed to create the jail mount point: {e}"))?;
         let p = || sys::pipe().map_err(|e| format!("failed to create a pipe: {e}"));

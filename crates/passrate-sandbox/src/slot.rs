@@ -202,14 +202,7 @@ impl Slot {
         cg: &ExecCgroup,
     ) -> JailResponse {
         let limits = &exec.limits;
-        let mut child_fds = Vec::new();
-        for file in cg.procs_files() {
-            let path =
-                CString::new(file.as_os_str().as_encoded_bytes()).map_err(|e| e.to_string())?;
-            let fd = cvt(unsafe { libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC) })
-                .map_err(|e| format!("failed to open {}: {e}", file.display()))?;
-            child_fds.push(fd);
-        }
+        let mut child_fds = cg.open_procs_fds()?;
         let nprocs = child_fds.len();
         let p = || sys::pipe().map_err(|e| format!("failed to create a pipe: {e}"));
         let (stdin, stdout, stderr, chan_in, chan_out) = (p()?, p()?, p()?, p()?, p()?);
