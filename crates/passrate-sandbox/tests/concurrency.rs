@@ -55,7 +55,7 @@ fn a_thousand_concurrent_executions_all_complete_cleanly() {
 /// The soak of the sandbox issue: `cargo test -p passrate-sandbox --release --test
 /// concurrency -- --ignored` (about ten minutes on 2 cores).
 #[test]
-#[ignore]
+#[ignore = "soak: 10,000 executions take about ten minutes; run before changing the jail"]
 fn soak_ten_thousand_mixed_executions() {
     let j = common::jail();
     let mem_before = available_memory_kib();
