@@ -467,12 +467,7 @@ fn exec_step(
     if crate::seccomp::install(filter).is_err() {
         die(b"passrate-jail: seccomp failed\n");
     }
-    let mut argv: Vec<*const libc::c_char> = step.argv.iter().map(|a| a.as_ptr()).collect();
-    argv.push(std::ptr::null());
-    let mut envp: Vec<*const libc::c_char> = env.iter().map(|e| e.as_ptr()).collect();
-    envp.push(std::ptr::null());
-    unsafe { libc::execve(step.exe.as_ptr(), argv.as_ptr(), envp.as_ptr()) };
-    let err = io::Error::last_os_error();
+    let err = sys::execve(&step.exe, &step.argv, env);
     let _ = write_all(
         2,
         format!(

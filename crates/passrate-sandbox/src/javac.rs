@@ -400,11 +400,8 @@ fn server_init(
         if crate::seccomp::install(filter).is_err() {
             unsafe { libc::_exit(126) };
         }
-        let mut argv_p: Vec<*const libc::c_char> = argv.iter().map(|a| a.as_ptr()).collect();
-        argv_p.push(std::ptr::null());
-        let mut env_p: Vec<*const libc::c_char> = env.iter().map(|e| e.as_ptr()).collect();
-        env_p.push(std::ptr::null());
-        unsafe { libc::execve(exe.as_ptr(), argv_p.as_ptr(), env_p.as_ptr()) };
+        // Only reached when exec failed; 127 is the conventional "could not execute".
+        let _ = sys::execve(exe, argv, env);
         unsafe { libc::_exit(127) };
     }
     close(requests);

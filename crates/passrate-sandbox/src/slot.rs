@@ -353,18 +353,8 @@ fn slot_init(
             libc::setsid();
             libc::chdir(c"/tmp".as_ptr());
         }
-        let mut argv_p: Vec<*const libc::c_char> = argv.iter().map(|a| a.as_ptr()).collect();
-        argv_p.push(std::ptr::null());
-        let mut env_p: Vec<*const libc::c_char> = env.iter().map(|e| e.as_ptr()).collect();
-        env_p.push(std::ptr::null());
-        unsafe { libc::execve(exe.as_ptr(), argv_p.as_ptr(), env_p.as_ptr()) };
-        jail::send_error(
-            status,
-            &format!(
-                "cannot start the fork server: {}",
-                io::Error::last_os_error()
-            ),
-        );
+        let err = sys::execve(exe, argv, env);
+        jail::send_error(status, &format!("cannot start the fork server: {err}"));
         unsafe { libc::_exit(127) };
     }
     close(zygote_sock);

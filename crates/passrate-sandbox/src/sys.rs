@@ -118,3 +118,14 @@ pub fn close_fds_from(first: RawFd, keep: &[RawFd]) {
     }
     unsafe { libc::syscall(libc::SYS_close_range, start, libc::c_uint::MAX, 0) };
 }
+
+/// Replaces the process image; returns only on failure. Builds the NULL-terminated pointer
+/// arrays here so the three jail modes share one exec path.
+pub fn execve(exe: &CStr, argv: &[std::ffi::CString], env: &[std::ffi::CString]) -> io::Error {
+    let mut argv_p: Vec<*const libc::c_char> = argv.iter().map(|a| a.as_ptr()).collect();
+    argv_p.push(std::ptr::null());
+    let mut env_p: Vec<*const libc::c_char> = env.iter().map(|e| e.as_ptr()).collect();
+    env_p.push(std::ptr::null());
+    unsafe { libc::execve(exe.as_ptr(), argv_p.as_ptr(), env_p.as_ptr()) };
+    io::Error::last_os_error()
+}
