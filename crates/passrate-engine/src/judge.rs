@@ -74,6 +74,7 @@ pub fn unexecuted_verdict(
         peak_memory_bytes: None,
         tests: Vec::new(),
         detail,
+        grader: None,
     }
 }
 

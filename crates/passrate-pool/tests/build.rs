@@ -92,6 +92,7 @@ impl Executor for Scripted {
             peak_memory_bytes: None,
             tests: Vec::new(),
             detail: None,
+            grader: None,
         })
     }
 }

@@ -465,6 +465,7 @@ fn finish(
         peak_memory_bytes: ex.outcome.peak_memory_bytes,
         tests,
         detail,
+        grader: None,
     }
 }
 

@@ -136,6 +136,39 @@ pub struct Verdict {
     /// Explanation of the task-level reason (compiler output, grader rule, sandbox error).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
+    /// What a category grader (documentation, unit tests, refactoring) checked and found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grader: Option<GraderReport>,
+}
+
+/// One rule of a category grader that the answer broke.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct RuleFailure {
+    /// Stable rule name, `<grader>.<rule>`, e.g. `doc.param_undocumented`,
+    /// `refactor.max_nesting_depth`, `tests.fails_on_reference`.
+    pub rule: String,
+    /// What exactly broke it, for a person (e.g. "parameter `threshold` is not documented").
+    pub detail: String,
+}
+
+/// A category grader's findings. A verdict with any `failed_rules` is not a pass; its reason
+/// is `grader_rule` unless the call tests failed first.
+#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+pub struct GraderReport {
+    /// `documentation`, `unit_tests` or `refactoring`.
+    pub grader: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failed_rules: Vec<RuleFailure>,
+    /// Unit-test writing: faulty implementations the answer's tests caught.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub faulty_caught: Option<u32>,
+    /// Unit-test writing: faulty implementations the task lists.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub faulty_total: Option<u32>,
+    /// Measurements the rules were checked against (e.g. `max_nesting_depth`: 2,
+    /// `examples`: 3, `tests`: 5), by name.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub metrics: std::collections::BTreeMap<String, u64>,
 }
 
 impl Verdict {

@@ -262,6 +262,7 @@ pub fn unit(
             peak_memory_bytes: Some(1 << 20),
             tests: Vec::new(),
             detail: None,
+            grader: None,
         },
         generation_ms: 1500,
         execution_ms: 35,

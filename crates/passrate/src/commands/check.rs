@@ -99,6 +99,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             peak_memory_bytes: None,
             tests: Vec::new(),
             detail: extraction.detail.clone(),
+            grader: None,
         }
     };
     if args.json {
