@@ -202,6 +202,7 @@ pub fn run_config(
         "score": score,
         "extractor_version": passrate_extract::EXTRACTOR_VERSION,
         "graded_categories": GRADED_CATEGORIES.iter().map(|c| c.as_str()).collect::<Vec<_>>(),
+        "grader_version": passrate_grade::GRADER_VERSION,
     })
 }
 
@@ -257,7 +258,11 @@ impl Cycle {
                 return Err(EngineError::Ungraded {
                     task: item.task.clone(),
                     category: item.category,
-                    graded: GRADED_CATEGORIES.map(|c| c.as_str()).join(", "),
+                    graded: GRADED_CATEGORIES
+                        .iter()
+                        .map(|c| c.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", "),
                 });
             }
             if self.pool.get(&item.task).is_none() {

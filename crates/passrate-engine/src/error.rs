@@ -32,13 +32,13 @@ pub enum EngineError {
     /// A prompt could not be built: a pool or template bug, never the model's fault.
     #[error("failed to ask for an answer")]
     Model(#[source] passrate_models::ModelError),
-    /// The runner refused the task itself (not an infrastructure fault): a pool bug.
+    /// The grader refused the task itself (not an infrastructure fault): a pool bug.
     #[error("failed to judge {task} ({language})")]
-    Runner {
+    Grade {
         task: String,
         language: Language,
         #[source]
-        source: passrate_runner::RunnerError,
+        source: passrate_grade::GradeError,
     },
     #[error("failed to score model {model}")]
     Score {

@@ -10,20 +10,7 @@ use passrate_schema::{Category, Language, Reason, Task, Verdict};
 
 use crate::error::EngineError;
 
-/// Categories graded today: those whose tests are call tests the runner judges. The others
-/// (documentation, unit-test writing, refactoring) need their own graders (issue 8); until
-/// they exist a run refuses them rather than scoring them by call tests alone, which would
-/// pass an undocumented function or a test file that tests nothing.
-pub const GRADED_CATEGORIES: [Category; 4] = [
-    Category::FunctionCompletion,
-    Category::AlgorithmImplementation,
-    Category::BugFixing,
-    Category::CodeTranslation,
-];
-
-pub fn is_graded(category: Category) -> bool {
-    GRADED_CATEGORIES.contains(&category)
-}
+pub use passrate_grade::{GRADED_CATEGORIES, is_graded, unexecuted_verdict};
 
 /// The outcome of judging one answer.
 #[derive(Clone, Debug, PartialEq)]
@@ -54,28 +41,6 @@ impl Default for RetryPolicy {
 
 pub(crate) fn ms(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
-}
-
-/// A verdict reached without executing anything (no answer, non-compliant, infrastructure).
-pub fn unexecuted_verdict(
-    task: &Task,
-    language: Language,
-    reason: Reason,
-    detail: Option<String>,
-) -> Verdict {
-    Verdict {
-        task: task.id.clone(),
-        language,
-        reason,
-        tests_passed: 0,
-        tests_total: task.tests_for(language).count(),
-        cpu_ms: 0,
-        wall_ms: 0,
-        peak_memory_bytes: None,
-        tests: Vec::new(),
-        detail,
-        grader: None,
-    }
 }
 
 /// Extracts and judges `answer` (`None`: the model gave no answer). `on_retry(attempt,
@@ -139,14 +104,14 @@ pub fn judge(
     let mut attempt = 0;
     let verdict = loop {
         attempt += 1;
-        let fault = match runner.evaluate(task, language, &extraction.code) {
+        let fault = match passrate_grade::grade(runner, task, language, &extraction.code) {
             Ok(verdict) if !verdict.reason.is_infrastructure() => break verdict,
             Ok(verdict) => verdict
                 .detail
                 .unwrap_or_else(|| verdict.reason.as_str().to_string()),
             Err(e) if e.is_infrastructure() => error_chain(&e),
             Err(source) => {
-                return Err(EngineError::Runner {
+                return Err(EngineError::Grade {
                     task: task.id.clone(),
                     language,
                     source,

@@ -140,7 +140,32 @@ impl Executor for passrate_runner::Runner {
         language: Language,
         candidate: &str,
     ) -> Result<Verdict, ExecError> {
-        passrate_runner::Runner::evaluate(self, task, language, candidate)
-            .map_err(ExecError::from_runner)
+        if !passrate_grade::is_graded(task.category) {
+            // Until the category has its grader, intake checks its reference by call tests.
+            return passrate_runner::Runner::evaluate(self, task, language, candidate)
+                .map_err(ExecError::from_runner);
+        }
+        // The reference takes the model's path: extraction and format compliance first (a
+        // stored signature that its own reference does not meet is a task defect), then the
+        // category's grader.
+        let variant = task
+            .variants
+            .get(&language)
+            .ok_or_else(|| ExecError::msg(format!("no {language} variant")))?;
+        let request =
+            passrate_extract::ExtractRequest::for_variant(language, task.category, variant);
+        let extraction = passrate_extract::extract(&request, candidate.as_bytes());
+        if !extraction.compliant {
+            return Ok(passrate_grade::unexecuted_verdict(
+                task,
+                language,
+                extraction.reason.unwrap_or(passrate_schema::Reason::NoCode),
+                extraction.detail,
+            ));
+        }
+        passrate_grade::grade(self, task, language, &extraction.code).map_err(|e| ExecError {
+            infrastructure: e.is_infrastructure(),
+            source: Box::new(e),
+        })
     }
 }

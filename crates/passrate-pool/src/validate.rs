@@ -8,7 +8,9 @@ use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use passrate_schema::{Category, Comparator, Language, Reason, Task, TestCase, Verdict};
+use passrate_schema::{
+    Category, CategoryData, Comparator, Language, Reason, Task, TestCase, Variant, Verdict,
+};
 use serde::Serialize;
 
 use crate::cache::Cache;
@@ -25,9 +27,13 @@ pub const RETRIES: usize = 2;
 struct EvalInput<'a> {
     language: Language,
     answer: &'a str,
-    entry_point: &'a str,
-    class_name: Option<&'a str>,
-    preamble: Option<&'a str>,
+    /// Extraction and the category graders read all of these.
+    category: Category,
+    variant: &'a Variant,
+    category_data: &'a CategoryData,
+    /// What decides the verdict besides the runner (whose fingerprint keys the whole cache).
+    extractor_version: &'static str,
+    grader_version: &'static str,
     /// The tests the language runs, with their effective comparator, `languages` cleared
     /// (it only selects tests, it does not change them).
     tests: Vec<(TestCase, &'a Comparator)>,
@@ -52,9 +58,11 @@ pub fn evaluate_cached(
     let input = EvalInput {
         language,
         answer,
-        entry_point: &variant.entry_point,
-        class_name: variant.class_name.as_deref(),
-        preamble: variant.preamble.as_deref(),
+        category: task.category,
+        variant,
+        category_data: &task.category_data,
+        extractor_version: passrate_extract::EXTRACTOR_VERSION,
+        grader_version: passrate_grade::GRADER_VERSION,
         tests: task
             .tests_for(language)
             .map(|(_, t)| {

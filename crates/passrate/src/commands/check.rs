@@ -76,7 +76,6 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         );
         return Ok(exit::BAD_INPUT);
     };
-    let tests_total = task.tests_for(args.lang).count();
     let extraction = extract(
         &ExtractRequest::for_variant(args.lang, task.category, variant),
         &raw,
@@ -84,23 +83,15 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     let verdict = if extraction.compliant {
         let sandbox = Sandbox::new(SandboxConfig::default())?;
         let runner = Runner::new(sandbox, RunnerOptions::default());
-        runner
-            .evaluate(task, args.lang, &extraction.code)
+        passrate_grade::grade(&runner, task, args.lang, &extraction.code)
             .with_context(|| format!("failed to judge the candidate for {}", task.id))?
     } else {
-        Verdict {
-            task: task.id.clone(),
-            language: args.lang,
-            reason: extraction.reason.unwrap_or(Reason::NoCode),
-            tests_passed: 0,
-            tests_total,
-            cpu_ms: 0,
-            wall_ms: 0,
-            peak_memory_bytes: None,
-            tests: Vec::new(),
-            detail: extraction.detail.clone(),
-            grader: None,
-        }
+        passrate_grade::unexecuted_verdict(
+            task,
+            args.lang,
+            extraction.reason.unwrap_or(Reason::NoCode),
+            extraction.detail.clone(),
+        )
     };
     if args.json {
         println!("{}", to_json(&verdict));

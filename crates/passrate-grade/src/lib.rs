@@ -1,0 +1,92 @@
+//! Category graders: the one place that turns an extracted, format-compliant answer into a
+//! verdict. Function completion, algorithm implementation, bug fixing and translation are
+//! judged by the task's call tests (the runner); documentation generation, unit-test writing
+//! and refactoring each have their own grader, still deterministic and decided outside the
+//! sandbox. Everything that judges an answer (the weekly run, `passrate check`, intake
+//! validation) goes through [`grade`], so a reference and a model's answer take one path.
+
+use passrate_runner::{Runner, RunnerError};
+use passrate_schema::{Category, Language, Reason, Task, Verdict};
+
+#[derive(Debug, thiserror::Error)]
+pub enum GradeError {
+    #[error(transparent)]
+    Runner(#[from] RunnerError),
+    /// The category has no grader: judging it by call tests alone would pass answers the
+    /// category must fail (an undocumented function, a test file that tests nothing).
+    #[error("{category} answers have no grader")]
+    Ungraded { category: Category },
+    /// The task lacks what its category's grader needs (a task defect, caught at intake).
+    #[error("task {task} ({language}) cannot be graded: {why}")]
+    Task {
+        task: String,
+        language: Language,
+        why: String,
+    },
+}
+
+impl GradeError {
+    /// Infrastructure faults: retried, never counted against the model.
+    pub fn is_infrastructure(&self) -> bool {
+        match self {
+            GradeError::Runner(e) => e.is_infrastructure(),
+            GradeError::Ungraded { .. } | GradeError::Task { .. } => false,
+        }
+    }
+}
+
+/// Bumped whenever a grader's rules change what it decides (part of intake cache keys and
+/// of a run's configuration).
+pub const GRADER_VERSION: &str = "1";
+
+/// Categories that have a grader; a weekly run samples only these.
+pub const GRADED_CATEGORIES: &[Category] = &[
+    Category::FunctionCompletion,
+    Category::AlgorithmImplementation,
+    Category::BugFixing,
+    Category::CodeTranslation,
+];
+
+pub fn is_graded(category: Category) -> bool {
+    GRADED_CATEGORIES.contains(&category)
+}
+
+/// Judges `code` (already extracted and format-compliant) for `task` in `language`.
+pub fn grade(
+    runner: &Runner,
+    task: &Task,
+    language: Language,
+    code: &str,
+) -> Result<Verdict, GradeError> {
+    match task.category {
+        Category::FunctionCompletion
+        | Category::AlgorithmImplementation
+        | Category::BugFixing
+        | Category::CodeTranslation => Ok(runner.evaluate(task, language, code)?),
+        category @ (Category::DocumentationGeneration
+        | Category::UnitTestWriting
+        | Category::Refactoring) => Err(GradeError::Ungraded { category }),
+    }
+}
+
+/// A verdict reached without executing anything (no answer, non-compliant, infrastructure).
+pub fn unexecuted_verdict(
+    task: &Task,
+    language: Language,
+    reason: Reason,
+    detail: Option<String>,
+) -> Verdict {
+    Verdict {
+        task: task.id.clone(),
+        language,
+        reason,
+        tests_passed: 0,
+        tests_total: task.tests_for(language).count(),
+        cpu_ms: 0,
+        wall_ms: 0,
+        peak_memory_bytes: None,
+        tests: Vec::new(),
+        detail,
+        grader: None,
+    }
+}
