@@ -11,7 +11,6 @@ pub mod humaneval;
 pub mod mbpp;
 pub mod pipeline;
 pub mod quixbugs;
-pub mod signature;
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read};
