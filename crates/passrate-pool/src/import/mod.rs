@@ -6,6 +6,7 @@
 //! `call`/`sequence` tests whose expected values come from running each language's reference.
 
 pub mod build;
+pub mod classeval;
 pub mod derived;
 pub mod humaneval;
 pub mod mbpp;
@@ -54,6 +55,9 @@ pub enum TestPlan {
         public: Vec<Vec<Value>>,
         hidden: Vec<Vec<Value>>,
     },
+    /// A class-level `unittest` suite: the constructions and method calls its tests make on
+    /// the (only) language's reference class become `sequence` tests ([`classeval`]).
+    Sequences { check_code: String },
 }
 
 /// A task before its tests are recorded. Serialised only for the intake cache's keys.
