@@ -34,9 +34,9 @@ fn unittest_suites_become_sequences_the_reference_passes() -> anyhow::Result<()>
     assert_eq!(raws.len() + left_out.len(), 100);
     let runner = runner();
     let cache = Cache::in_memory("classeval-test");
-    // ClassEval_0 (a request filter, dict arguments) and ClassEval_1 (an area calculator,
-    // float results).
-    for id in ["classeval/0", "classeval/1"] {
+    // ClassEval_0 (a request filter, dict arguments), ClassEval_1 (an area calculator,
+    // float results) and ClassEval_18 (a mapping: item access through the proxy).
+    for id in ["classeval/0", "classeval/1", "classeval/18"] {
         let raw = raws.iter().find(|r| r.id == id).expect("task parsed");
         let built = build_task(&runner, raw).map_err(|r| anyhow::anyhow!("{r:?}"))?;
         let task = built.task;

@@ -402,7 +402,7 @@ fn build_sequences(
             primary,
             &super::classeval::recording_reference(&variant.reference_solution, class_name),
             super::classeval::EVENT_FN,
-            &super::classeval::recording_check(check_code, class_name),
+            check_code,
         )
     })
     .map_err(|e| reject(raw, "record", e))?;

@@ -8,7 +8,8 @@
 //! and method call a test makes goes through one recorded function (`EVENT_FN`), which
 //! performs it on the real object, so the arguments and the reference's results are what the
 //! suite really did. A test is kept only when it can be replayed from those calls alone:
-//! exactly one instance, positional arguments, no attribute written from outside, every
+//! exactly one instance, positional arguments, no attribute written from outside, no
+//! iteration over the instance (item access, `len` and `in` are recorded as calls), every
 //! argument and result encodable, and the test passed on the reference. Assertions on
 //! attributes are not replayed (their method calls are). Intake validation then runs the
 //! sequences on the reference twice (a test that needed unrecorded state fails there).
@@ -104,8 +105,9 @@ fn raw_task(r: &Record, id: String) -> RawTask {
         source: source("classeval", &r.task_id, "MIT"),
         variants,
         category_data: CategoryData::default(),
+        // The driver is part of the plan, so changing it invalidates cached builds.
         plan: TestPlan::Sequences {
-            check_code: r.test.replace("\r\n", "\n"),
+            check_code: recording_check(&r.test.replace("\r\n", "\n"), &r.class_name),
         },
         primary: Language::Python,
         atol: None,
@@ -157,7 +159,7 @@ class _PassrateInstance:
     def __getattr__(self, name):
         test, instance = object.__getattribute__(self, "_passrate_at")
         real = getattr(_passrate_objects[(test, instance)], name)
-        if name.startswith("__") or not callable(real):
+        if not callable(real):
             return real
 
         def call(*args, **kwargs):
@@ -172,6 +174,27 @@ class _PassrateInstance:
         test, instance = object.__getattribute__(self, "_passrate_at")
         {EVENT_FN}(test, instance, "!taint", ["sets attribute " + name])
         setattr(_passrate_objects[(test, instance)], name, value)
+
+    # Container protocols bypass __getattr__; they are method calls like any other.
+    def __getitem__(self, key):
+        return self.__getattr__("__getitem__")(key)
+
+    def __setitem__(self, key, value):
+        return self.__getattr__("__setitem__")(key, value)
+
+    def __delitem__(self, key):
+        return self.__getattr__("__delitem__")(key)
+
+    def __len__(self):
+        return self.__getattr__("__len__")()
+
+    def __contains__(self, item):
+        return self.__getattr__("__contains__")(item)
+
+    def __iter__(self):
+        test, instance = object.__getattribute__(self, "_passrate_at")
+        {EVENT_FN}(test, instance, "!taint", ["iterates over the instance"])
+        return iter(_passrate_objects[(test, instance)])
 
 
 def _passrate_factory(*args, **kwargs):

@@ -55,8 +55,9 @@ pub enum TestPlan {
         public: Vec<Vec<Value>>,
         hidden: Vec<Vec<Value>>,
     },
-    /// A class-level `unittest` suite: the constructions and method calls its tests make on
-    /// the (only) language's reference class become `sequence` tests ([`classeval`]).
+    /// A class-level `unittest` suite with its recording driver
+    /// ([`classeval::recording_check`]): the constructions and method calls its tests make on
+    /// the (only) language's reference class become `sequence` tests.
     Sequences { check_code: String },
 }
 
