@@ -31,6 +31,7 @@ const stringify = JSON.stringify;
 const parseJson = JSON.parse;
 const ObjectGetPrototypeOf = Object.getPrototypeOf;
 const ObjectDefineProperty = Object.defineProperty;
+const ObjectKeys = Object.keys;
 const ArrayIsArray = Array.isArray;
 const ArrayPush = Function.prototype.call.bind(Array.prototype.push);
 const ArrayJoin = Function.prototype.call.bind(Array.prototype.join);
@@ -116,36 +117,55 @@ function isEsm(src) {
   return RegExpTest(/^\s*(import\s*[\w{*'"]|export\s)/m, src);
 }
 
-// Loads the implementation and returns its entry point. The file (and the ESM copy) is
-// removed afterwards, so tests cannot read the source of the implementation they test.
+// The implementation's top-level names (functions, classes, bindings), which the tests may
+// use besides the entry point (HumanEval's decodeCyclic tests call encodeCyclic).
+function topLevelNames(src, name) {
+  const names = [name];
+  const re = /^(?:export\s+)?(?:async\s+)?(?:function\s*\*?|const|let|var|class)\s+([A-Za-z_$][\w$]*)/gm;
+  for (let m = re.exec(src); m !== null; m = re.exec(src)) {
+    if (names.indexOf(m[1]) < 0) ArrayPush(names, m[1]);
+  }
+  return names;
+}
+
+function probeOf(names) {
+  const parts = [];
+  for (let i = 0; i < names.length; i++) {
+    ArrayPush(parts, names[i] + ': typeof ' + names[i] + " === 'undefined' ? undefined : " + names[i]);
+  }
+  return '{' + ArrayJoin(parts, ', ') + '}';
+}
+
+// Loads the implementation and returns its top-level values by name. The file (and the ESM
+// copy) is removed afterwards, so tests cannot read the source of the implementation.
 async function loadImplementation(file, name) {
   const abs = resolvePath(file);
   const src = readFileSync(abs, 'utf8');
+  const names = topLevelNames(src, name);
   if (isEsm(src)) {
     const mjs = StringReplace(abs, /\.[cm]?js$/, '') + '.passrate.mjs';
-    writeFileSync(mjs, src + '\nexport const __passrate_entry__ = typeof ' + name +
-      " === 'undefined' ? undefined : " + name + ';\n');
+    writeFileSync(mjs, src + '\nexport const __passrate_names__ = ' + probeOf(names) + ';\n');
     unlinkSync(abs);
     try {
       const ns = await import(pathToFileURL(mjs).href);
-      let entry = ns.__passrate_entry__;
-      if (entry === undefined && ns.default !== undefined) {
-        entry = typeof ns.default === 'function' ? ns.default : ns.default[name];
+      const values = ns.__passrate_names__;
+      if (values[name] === undefined && ns.default !== undefined) {
+        values[name] = typeof ns.default === 'function' ? ns.default : ns.default[name];
       }
-      return entry;
+      return values;
     } finally {
       unlinkSync(mjs);
     }
   }
   unlinkSync(abs);
-  const probe = '\n;return typeof ' + name + " === 'undefined' ? undefined : " + name + ';\n})';
+  const probe = '\n;return ' + probeOf(names) + ';\n})';
   const fn = runInThisContext('(function (exports, require, module, __filename, __dirname) {' + src + probe,
     { filename: abs });
   const mod = { exports: {} };
-  let entry = fn(mod.exports, createRequire(abs), mod, abs, resolvePath('.'));
-  if (entry === undefined && mod.exports !== null && typeof mod.exports === 'object') entry = mod.exports[name];
-  if (entry === undefined && typeof mod.exports === 'function') entry = mod.exports;
-  return entry;
+  const values = fn(mod.exports, createRequire(abs), mod, abs, resolvePath('.'));
+  if (values[name] === undefined && mod.exports !== null && typeof mod.exports === 'object') values[name] = mod.exports[name];
+  if (values[name] === undefined && typeof mod.exports === 'function') values[name] = mod.exports;
+  return values;
 }
 
 // ESM import lines of the tests become require calls (the tests are run as CommonJS).
@@ -168,9 +188,10 @@ function toCommonJs(src) {
 async function main() {
   send('{"hello":{"runtime":' + quote('node ' + process.versions.node) + '}}');
   const target = req.class || req.entry;
-  let impl;
+  let impl, values;
   try {
-    impl = await loadImplementation(req.file, target);
+    values = await loadImplementation(req.file, target);
+    impl = values[target];
     if (typeof impl !== 'function') {
       send('{"load_error":{"kind":"MissingEntryPoint","message":' + quote(target) + '}}');
       reallyExit(0);
@@ -181,14 +202,23 @@ async function main() {
   }
   send('{"loaded":null}');
 
-  // What the tests get: a forwarder with the implementation's name and arity, so its source
+  // What the tests get: forwarders with the functions' names and arities, so their source
   // text (Function.prototype.toString) is the same for every implementation.
-  const exposed = function (...args) {
-    return new.target ? ReflectConstruct(impl, args, new.target) : ReflectApply(impl, this, args);
+  const forwarder = (fn, name) => {
+    const f = function (...args) {
+      return new.target ? ReflectConstruct(fn, args, new.target) : ReflectApply(fn, this, args);
+    };
+    ObjectDefineProperty(f, 'name', { value: name });
+    ObjectDefineProperty(f, 'length', { value: fn.length });
+    return f;
   };
-  ObjectDefineProperty(exposed, 'name', { value: target });
-  ObjectDefineProperty(exposed, 'length', { value: impl.length });
-  const solutionExports = { [target]: exposed, default: exposed };
+  const solutionExports = {};
+  for (const k of ObjectKeys(values)) {
+    const v = values[k];
+    if (v !== undefined) solutionExports[k] = typeof v === 'function' ? forwarder(v, k) : v;
+  }
+  const exposed = solutionExports[target];
+  solutionExports.default = exposed;
 
   // The node:test registry: tests in registration order, describe blocks run at once.
   const tests = [];
@@ -251,8 +281,8 @@ async function main() {
       '(function (exports, require, module, __filename, __dirname, __passrate_default) {' +
       src + '\n})', { filename: testsAbs });
     const mod = { exports: {} };
-    // A global, not a parameter: the tests may declare the name themselves (from require).
-    globalThis[target] = exposed;
+    // Globals, not parameters: the tests may declare the names themselves (from require).
+    for (const k of ObjectKeys(solutionExports)) if (k !== 'default' && !(k in globalThis)) globalThis[k] = solutionExports[k];
     const loaded = wrapper(mod.exports, testRequire, mod, testsAbs, resolvePath('.'), defaultOf);
     await loaded;
   } catch (e) {

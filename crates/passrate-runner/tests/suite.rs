@@ -62,6 +62,31 @@ fn python_unittest_classes_and_direct_names_work() {
 }
 
 #[test]
+fn python_pytest_style_suites_work_without_pytest() {
+    let tests = "import pytest\nfrom solution import add\n\n@pytest.mark.parametrize('a, b, expected', [(1, 2, 3), (2, 2, 5)])\ndef test_add(a, b, expected):\n    assert add(a, b) == expected\n\ndef test_raises():\n    with pytest.raises(TypeError):\n        add(1, 'x')\n\ndef test_approx():\n    assert add(0.1, 0.2) == pytest.approx(0.3)\n\nclass TestAdd:\n    def test_zero(self):\n        assert add(0, 0) == 0\n";
+    let o = run(Language::Python, PY_IMPL, tests);
+    assert_eq!(
+        names(&o),
+        vec![
+            ("test_add[0]", Reason::Pass),
+            ("test_add[1]", Reason::WrongAnswer),
+            ("test_raises", Reason::Pass),
+            ("test_approx", Reason::Pass),
+            ("TestAdd.test_zero", Reason::Pass)
+        ],
+        "{o:?}"
+    );
+}
+
+#[test]
+fn javascript_tests_reach_helpers_of_the_implementation() {
+    let implementation = "const double = (x) => x * 2;\nconst add = (a, b) => double(a) / 2 + b;\n";
+    let tests = "const test = require('node:test');\nconst assert = require('node:assert');\ntest('helper', () => { assert.strictEqual(double(add(1, 1)), 4); });\n";
+    let o = run(Language::Javascript, implementation, tests);
+    assert_eq!(names(&o), vec![("helper", Reason::Pass)], "{o:?}");
+}
+
+#[test]
 fn javascript_node_test_suites_run_in_registration_order() {
     let tests = "const test = require('node:test');\nconst assert = require('node:assert');\nconst { add } = require('./solution.js');\n\ntest('adds', () => { assert.strictEqual(add(1, 2), 3); });\ndescribe_ = require('node:test').describe;\ndescribe_('group', () => {\n  it_ = require('node:test').it;\n  it_('wrong', () => { assert.strictEqual(add(2, 2), 5); });\n});\ntest('async', async () => { await Promise.resolve(); assert.ok(add(0, 0) === 0); });\n";
     let o = run(Language::Javascript, JS_IMPL, tests);
