@@ -19,6 +19,20 @@ use crate::GradeError;
 /// The grader's name in reports.
 pub const GRADER: &str = "unit_tests";
 
+/// A well-formed suite that asserts nothing: it must fail every unit-test task (it catches no
+/// faulty variant). Intake checks each task with it, and the `known-buggy` model answers it.
+pub fn trivial_suite(language: Language) -> &'static str {
+    match language {
+        Language::Python => "def test_nothing():\n    assert True\n",
+        Language::Javascript => {
+            "const test = require('node:test');\nconst assert = require('node:assert');\n\ntest('nothing', () => {\n  assert.ok(true);\n});\n"
+        }
+        Language::Java => {
+            "public class SolutionTest {\n    static void testNothing() {\n        assert true;\n    }\n}\n"
+        }
+    }
+}
+
 fn rule(name: &str, detail: String) -> RuleFailure {
     RuleFailure {
         rule: format!("tests.{name}"),
