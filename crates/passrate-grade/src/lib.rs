@@ -5,6 +5,8 @@
 //! sandbox. Everything that judges an answer (the weekly run, `passrate check`, intake
 //! validation) goes through [`grade`], so a reference and a model's answer take one path.
 
+pub mod unittest;
+
 use passrate_runner::{Runner, RunnerError};
 use passrate_schema::{Category, Language, Reason, Task, Verdict};
 
@@ -37,7 +39,7 @@ impl GradeError {
 
 /// Bumped whenever a grader's rules change what it decides (part of intake cache keys and
 /// of a run's configuration).
-pub const GRADER_VERSION: &str = "1";
+pub const GRADER_VERSION: &str = "2";
 
 /// Categories that have a grader; a weekly run samples only these.
 pub const GRADED_CATEGORIES: &[Category] = &[
@@ -45,6 +47,7 @@ pub const GRADED_CATEGORIES: &[Category] = &[
     Category::AlgorithmImplementation,
     Category::BugFixing,
     Category::CodeTranslation,
+    Category::UnitTestWriting,
 ];
 
 pub fn is_graded(category: Category) -> bool {
@@ -63,9 +66,10 @@ pub fn grade(
         | Category::AlgorithmImplementation
         | Category::BugFixing
         | Category::CodeTranslation => Ok(runner.evaluate(task, language, code)?),
-        category @ (Category::DocumentationGeneration
-        | Category::UnitTestWriting
-        | Category::Refactoring) => Err(GradeError::Ungraded { category }),
+        Category::UnitTestWriting => unittest::grade(runner, task, language, code),
+        category @ (Category::DocumentationGeneration | Category::Refactoring) => {
+            Err(GradeError::Ungraded { category })
+        }
     }
 }
 

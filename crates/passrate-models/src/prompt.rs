@@ -13,6 +13,7 @@
 //! | `entry_point`, `class_name` | what the tests call |
 //! | `symptom` | bug fixing: the failure symptom, if the task gives one |
 //! | `doc_style` | `a docstring`, `a JSDoc comment`, `a Javadoc comment` |
+//! | `test_form` | unit tests: the test form the grader runs and how tests reach the code |
 //! | `category` | e.g. `bug_fixing` |
 
 use std::collections::BTreeMap;
@@ -20,9 +21,10 @@ use std::collections::BTreeMap;
 use passrate_schema::{Category, Language, Task};
 use serde::{Deserialize, Serialize};
 
-const PLACEHOLDERS: [&str; 11] = [
+const PLACEHOLDERS: [&str; 12] = [
     "prompt",
     "given_code",
+    "test_form",
     "language",
     "fence",
     "source_language",
@@ -244,7 +246,7 @@ const DOCUMENTATION: &str = "Document the following {{language}} code: give `{{e
 Reply with the complete documented code in one ```{{fence}} code block.
 ";
 
-const UNIT_TESTS: &str = "Write unit tests in {{language}} for `{{entry_point}}`. The tests must pass on a correct implementation and fail on an incorrect one. Write test functions whose names start with `test`, using plain assertions; do not repeat the implementation.
+const UNIT_TESTS: &str = "Write unit tests in {{language}} for `{{entry_point}}` below. The tests must all pass on this implementation and fail on an incorrect one, by checking what it returns. {{test_form}} Do not repeat the implementation in your answer.
 {{#prompt}}
 {{prompt}}
 {{/prompt}}
@@ -315,6 +317,14 @@ impl PromptTemplates {
         if let Some(class_name) = &variant.class_name {
             values.insert("class_name", class_name.clone());
         }
+        values.insert(
+            "test_form",
+            test_form(
+                language,
+                &variant.entry_point,
+                variant.class_name.as_deref().unwrap_or("Solution"),
+            ),
+        );
         if let Some(code) = &variant.given_code {
             values.insert("given_code", code.trim_end().to_string());
         }
@@ -333,6 +343,22 @@ impl PromptTemplates {
             system: self.system.clone(),
             user: template.render(task.category, &values)?,
         })
+    }
+}
+
+/// The form the unit-test grader runs (see the README's "Graders: unit-test writing"), and
+/// how the tests reach the code under test.
+fn test_form(language: Language, entry: &str, class: &str) -> String {
+    match language {
+        Language::Python => format!(
+            "Write test functions named `test_*` at module level (or `unittest.TestCase` methods) that use `assert`; `pytest.raises`, `pytest.approx` and `pytest.mark.parametrize` are available, fixtures are not. The code under test is module `solution`: `from solution import {entry}`."
+        ),
+        Language::Javascript => format!(
+            "Use `node:test` and `node:assert`: `const test = require('node:test');`, `const assert = require('node:assert');`, then `test('name', () => {{ ... }})` (or `describe`/`it`). The code under test is `./solution.js`: `const {{ {entry} }} = require('./solution.js');`. `console.assert` does not fail a test."
+        ),
+        Language::Java => format!(
+            "Write a class with static no-argument methods whose names start with `test` (or JUnit-style `@Test` methods; `org.junit.Test`, `org.junit.jupiter.api.Test` and their assertions are available) that throw `AssertionError` when a check fails (`assert` is enabled). The code under test is class `{class}` in the default package: `new {class}().{entry}(...)`; do not declare `{class}` yourself and do not write a `main` method."
+        ),
     }
 }
 
@@ -415,6 +441,40 @@ pub(crate) mod tests {
         let t = task(Category::BugFixing, Some("x"));
         let with = templates.render(&t, Language::Python).unwrap().user;
         assert!(!with.contains("Symptom"), "{with}");
+    }
+
+    #[test]
+    fn unit_test_prompts_state_the_test_form_and_how_to_reach_the_code() {
+        let templates = PromptTemplates::builtin();
+        let mut t = task(
+            Category::UnitTestWriting,
+            Some("def add(a, b):\n    return a + b\n"),
+        );
+        let python = t.variants[&Language::Python].clone();
+        let mut js = python.clone();
+        js.entry_point = "addNumbers".into();
+        let mut java = python.clone();
+        java.entry_point = "addNumbers".into();
+        java.class_name = Some("Solution".into());
+        t.variants.insert(Language::Javascript, js);
+        t.variants.insert(Language::Java, java);
+        let user = |l| templates.render(&t, l).unwrap().user;
+        let py = user(Language::Python);
+        assert!(
+            py.contains("`test_*`") && py.contains("from solution import add"),
+            "{py}"
+        );
+        let js = user(Language::Javascript);
+        assert!(
+            js.contains("node:test") && js.contains("require('./solution.js')"),
+            "{js}"
+        );
+        assert!(js.contains("const { addNumbers }"), "{js}");
+        let java = user(Language::Java);
+        assert!(
+            java.contains("`@Test`") && java.contains("new Solution().addNumbers(...)"),
+            "{java}"
+        );
     }
 
     #[test]

@@ -43,6 +43,10 @@ struct EvalInput<'a> {
     limits: &'a passrate_schema::LimitOverrides,
     calibration: Option<&'a Vec<u64>>,
     runs: usize,
+    /// Unit-test writing: the suite harnesses, which the runner's fingerprint (the first
+    /// three harnesses) does not cover.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    suite_harnesses: Option<Vec<&'static str>>,
 }
 
 fn judged_by_call_tests(category: Category) -> bool {
@@ -93,6 +97,8 @@ pub fn evaluate_cached(
         limits: &task.limits,
         calibration: task.calibration.reference_test_cpu_us.get(&language),
         runs,
+        suite_harnesses: (task.category == Category::UnitTestWriting)
+            .then(|| passrate_runner::suite::suite_sources().collect()),
     };
     let key = cache.key("eval", &input);
     let mut verdicts: Vec<Verdict> = cache.get_or_compute("eval", &key, || {
@@ -200,10 +206,7 @@ pub fn validate_task(
     calibrated.calibration.reference_test_cpu_us = BTreeMap::new();
     let mut cpu_ms = 0;
     for (language, variant) in &task.variants {
-        let answer = match (task.category, &variant.given_code) {
-            (Category::UnitTestWriting, Some(code)) => code,
-            _ => &variant.reference_solution,
-        };
+        let answer = &variant.reference_solution;
         let runs = evaluate_cached(exec, cache, task, *language, answer, RUNS)
             .map_err(|e| reject(task, format!("{language}: {e}")))?;
         for (run, verdict) in runs.iter().enumerate() {
@@ -254,10 +257,23 @@ pub fn validate_task(
                 .reference_test_cpu_us
                 .insert(*language, per_test);
         }
-        if matches!(
-            task.category,
-            Category::BugFixing | Category::UnitTestWriting
-        ) {
+        if task.category == Category::UnitTestWriting {
+            // The reference suite passed: it passes on the implementation and catches every
+            // faulty variant. A suite that asserts nothing must not (else the task's faulty
+            // variants are not faulty, or the grader is blind).
+            let trivial = passrate_grade::unittest::trivial_suite(*language);
+            let verdict = evaluate_cached(exec, cache, task, *language, trivial, 1)
+                .map_err(|e| reject(task, format!("{language}: {e}")))?
+                .remove(0);
+            cpu_ms += verdict.cpu_ms;
+            if verdict.passed() {
+                return Err(reject(
+                    task,
+                    format!("{language}: a suite that asserts nothing passes"),
+                ));
+            }
+        }
+        if task.category == Category::BugFixing {
             for (k, faulty) in variant.faulty_variants.iter().enumerate() {
                 let verdict = evaluate_cached(exec, cache, task, *language, faulty, 1)
                     .map_err(|e| reject(task, format!("{language}: {e}")))?

@@ -29,7 +29,7 @@ pub(crate) struct Layout {
     pub class: Option<String>,
 }
 
-fn file(path: &str, contents: &str) -> InputFile {
+pub(crate) fn file(path: &str, contents: &str) -> InputFile {
     InputFile {
         path: path.to_owned(),
         contents: contents.as_bytes().to_vec(),
@@ -200,7 +200,7 @@ pub(crate) fn parse_class_dump(stdout: &[u8]) -> Option<Vec<InputFile>> {
 }
 
 /// A Java source file must be named after its public top-level type, if it has one.
-fn java_file_name(source: &str) -> (String, Option<String>) {
+pub(crate) fn java_file_name(source: &str) -> (String, Option<String>) {
     let mut package = None;
     let mut public = None;
     let mut depth = 0i32;
@@ -255,7 +255,7 @@ fn public_type_name(line: &str) -> Option<String> {
 }
 
 /// Removes comments and string contents so that braces and keywords inside them do not count.
-fn strip_java_comments(source: &str) -> String {
+pub(crate) fn strip_java_comments(source: &str) -> String {
     let mut out = String::with_capacity(source.len());
     let mut chars = source.chars().peekable();
     while let Some(c) = chars.next() {

@@ -11,6 +11,7 @@ mod harness;
 pub mod humaneval;
 mod judge;
 pub mod protocol;
+pub mod suite;
 
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -21,6 +22,7 @@ use passrate_schema::{ErrorInfo, Language, Reason, Task, TestCase, TestForm, Val
 
 pub use harness::{JAVA_HARNESS, NODE_HARNESS, PYTHON_HARNESS};
 pub use protocol::{Outcome, Transcript};
+pub use suite::{CaseResult, SuiteOutcome, SuiteStop, SuiteTarget};
 
 use crate::judge::{Execution, Planned};
 use crate::protocol::{Mode, Request, RequestTest};
@@ -259,6 +261,20 @@ impl Runner {
     ) -> Result<Vec<Result<Value, ErrorInfo>>, RunnerError> {
         self.core()
             .run_calls(language, code, entry_point, class_name, calls)
+    }
+
+    /// Unit-test writing: runs `tests` (an answer's test suite) against `implementation` (a
+    /// complete program: the task's reference or one faulty variant, preamble included) in
+    /// one execution, and reports each discovered test's result. See [`suite`].
+    pub fn run_suite(
+        &self,
+        language: Language,
+        implementation: &str,
+        tests: &str,
+        target: &SuiteTarget<'_>,
+    ) -> Result<SuiteOutcome, RunnerError> {
+        self.core()
+            .run_suite(language, implementation, tests, target)
     }
 }
 

@@ -13,7 +13,7 @@ use passrate_schema::{ErrorInfo, Value};
 use serde_json::{Map, Value as Json, json};
 
 /// Frames whose header is longer than this are garbage, not a header.
-const MAX_HEADER: usize = 128;
+pub(crate) const MAX_HEADER: usize = 128;
 
 /// What the harness is asked to do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -214,7 +214,7 @@ pub fn parse_transcript(
     t
 }
 
-fn parse_header(header: &str, nonce: &str, seq: u64) -> Result<usize, String> {
+pub(crate) fn parse_header(header: &str, nonce: &str, seq: u64) -> Result<usize, String> {
     let mut parts = header.split(' ');
     if parts.next() != Some("PASSRATE") {
         return Err("garbage on the result channel".to_owned());
@@ -237,7 +237,7 @@ fn parse_header(header: &str, nonce: &str, seq: u64) -> Result<usize, String> {
     Ok(len)
 }
 
-fn single_key(payload: &[u8]) -> Result<(String, Json, Map<String, Json>), String> {
+pub(crate) fn single_key(payload: &[u8]) -> Result<(String, Json, Map<String, Json>), String> {
     let doc: Json = serde_json::from_slice(payload).map_err(|e| format!("invalid JSON: {e}"))?;
     let Json::Object(mut map) = doc else {
         return Err("a frame is a JSON object".to_owned());
@@ -250,7 +250,7 @@ fn single_key(payload: &[u8]) -> Result<(String, Json, Map<String, Json>), Strin
     Ok((kind, value, map))
 }
 
-fn error_info(json: &Json) -> Result<ErrorInfo, String> {
+pub(crate) fn error_info(json: &Json) -> Result<ErrorInfo, String> {
     let obj = json.as_object().ok_or("an error is an object")?;
     let kind = obj
         .get("kind")
@@ -283,7 +283,7 @@ fn result(json: &Json) -> Result<Result<Value, ErrorInfo>, String> {
     Err("a result has exactly one of ok, error".to_owned())
 }
 
-fn no_extra(rest: &Map<String, Json>, allowed: &[&str]) -> Result<(), String> {
+pub(crate) fn no_extra(rest: &Map<String, Json>, allowed: &[&str]) -> Result<(), String> {
     match rest.keys().find(|k| !allowed.contains(&k.as_str())) {
         Some(k) => Err(format!("unexpected field {k:?}")),
         None => Ok(()),

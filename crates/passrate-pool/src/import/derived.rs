@@ -9,9 +9,10 @@
 //!   reference as `given_code`.
 //! * `doc/<base>` — documentation: given the undocumented function, the reference is the
 //!   documented one (HumanEvalPack `declaration` vs `prompt` + canonical body).
-//! * `unittest/<base>` — unit-test writing: given the function and its spec, the faulty
-//!   variant is HumanEvalPack's buggy function; the reference answer is the dataset's own
-//!   test program for that language.
+//! * `unittest/<base>` — unit-test writing: given the documented function, the faulty
+//!   variant is HumanEvalPack's buggy body under the same documented declaration (so the two
+//!   differ only in behaviour); the reference answer is the dataset's check program converted
+//!   to a test suite ([`super::suites`]).
 //! * `refactor/<base>/<language>` — where a dataset has two implementations of the same
 //!   function (HumanEval vs EvalPlus, HumanEval-X vs HumanEvalPack, MBPP vs MBPP+), the more
 //!   complex one is given and the simpler one is the reference; the targets are the
@@ -172,13 +173,16 @@ pub fn unit_tests(problem: &HumanEvalProblem, base: &Task) -> Option<Task> {
         let Some(pack) = problem.pack.get(language) else {
             continue;
         };
+        let Some(suite) = super::suites::reference_suite(*language, pack) else {
+            continue;
+        };
         variants.insert(
             *language,
             Variant {
                 prompt: pack.docstring.clone(),
-                reference_solution: pack.test.clone(),
+                reference_solution: suite,
                 given_code: Some(pack.documented()),
-                faulty_variants: vec![pack.buggy()],
+                faulty_variants: vec![format!("{}{}", pack.prompt, pack.buggy_solution)],
                 ..variant.clone()
             },
         );

@@ -12,6 +12,7 @@ pub mod humaneval;
 pub mod mbpp;
 pub mod pipeline;
 pub mod quixbugs;
+pub mod suites;
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read};

@@ -1,0 +1,464 @@
+//! The unit-test writing grader through the real sandbox, in Python, JavaScript and Java: a
+//! good suite passes; each rule (`tests.none_found`, `tests.error`, `tests.fails_on_reference`,
+//! `tests.misses_faulty`) fails the suites it names; suites that try to pass without testing
+//! (always-true asserts, swallowed failures, early exits, printed passes, detecting the
+//! faulty variant by its source, file, module, stack or environment) fail.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+use passrate_grade::grade;
+use passrate_runner::{Runner, RunnerOptions};
+use passrate_sandbox::{Launcher, Sandbox, SandboxConfig};
+use passrate_schema::{
+    Calibration, Category, CategoryData, Comparator, IntakeFactors, Language, LimitOverrides,
+    Reason, Signature, Source, TASK_FORMAT_VERSION, Task, Tier, Variant, Verdict,
+};
+
+/// The jail launcher beside the test binary's target directory, built on demand.
+fn launcher() -> PathBuf {
+    let exe = std::env::current_exe().expect("test executable");
+    let dir = exe
+        .parent()
+        .and_then(|d| d.parent())
+        .expect("target/<profile>")
+        .to_path_buf();
+    let jail = dir.join("passrate-jail");
+    if !jail.is_file() {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+        let status = std::process::Command::new(cargo)
+            .args(["build", "-p", "passrate-sandbox", "--bin", "passrate-jail"])
+            .status()
+            .expect("cargo build of passrate-jail");
+        assert!(status.success(), "building passrate-jail failed");
+    }
+    jail
+}
+
+fn runner() -> &'static Runner {
+    static RUNNER: OnceLock<Runner> = OnceLock::new();
+    RUNNER.get_or_init(|| {
+        let id = std::process::id() % 50_000;
+        let config = SandboxConfig {
+            launcher: Launcher::Program(launcher(), Vec::new()),
+            slots: 2,
+            uid_base: 310_000_000 + id * 4_000,
+            cgroup_group: format!("passrate-grade-test-{id}"),
+            ..SandboxConfig::default()
+        };
+        let sandbox = Sandbox::new(config).expect("this machine must be able to sandbox");
+        Runner::new(sandbox, RunnerOptions::default())
+    })
+}
+
+const PY_GIVEN: &str = "def is_sorted(xs):\n    return all(a <= b for a, b in zip(xs, xs[1:]))\n";
+const PY_FAULTY: &str = "def is_sorted(xs):\n    return all(a < b for a, b in zip(xs, xs[1:]))\n";
+const PY_FAULTY_2: &str =
+    "def is_sorted(xs):\n    return len(xs) < 3 or all(a <= b for a, b in zip(xs, xs[1:]))\n";
+const JS_GIVEN: &str = "const isSorted = (xs) => {\n  for (let i = 1; i < xs.length; i++) if (xs[i - 1] > xs[i]) return false;\n  return true;\n}\n";
+const JS_FAULTY: &str = "const isSorted = (xs) => {\n  for (let i = 1; i < xs.length; i++) if (xs[i - 1] >= xs[i]) return false;\n  return true;\n}\n";
+const JAVA_GIVEN: &str = "import java.util.*;\n\nclass Solution {\n    public boolean isSorted(List<Integer> xs) {\n        for (int i = 1; i < xs.size(); i++) if (xs.get(i - 1) > xs.get(i)) return false;\n        return true;\n    }\n}\n";
+const JAVA_FAULTY: &str = "import java.util.*;\n\nclass Solution {\n    public boolean isSorted(List<Integer> xs) {\n        for (int i = 1; i < xs.size(); i++) if (xs.get(i - 1) >= xs.get(i)) return false;\n        return true;\n    }\n}\n";
+
+fn variant(entry: &str, class: Option<&str>, given: &str, faulty: &[&str]) -> Variant {
+    Variant {
+        prompt: given.to_owned(),
+        entry_point: entry.to_owned(),
+        class_name: class.map(str::to_owned),
+        signature: Signature {
+            params: Vec::new(),
+            returns: None,
+        },
+        reference_solution: String::new(),
+        given_code: Some(given.to_owned()),
+        faulty_variants: faulty.iter().map(|s| (*s).to_owned()).collect(),
+        preamble: None,
+    }
+}
+
+fn task() -> Task {
+    let variants = [
+        (
+            Language::Python,
+            variant("is_sorted", None, PY_GIVEN, &[PY_FAULTY, PY_FAULTY_2]),
+        ),
+        (
+            Language::Javascript,
+            variant("isSorted", None, JS_GIVEN, &[JS_FAULTY]),
+        ),
+        (
+            Language::Java,
+            variant("isSorted", Some("Solution"), JAVA_GIVEN, &[JAVA_FAULTY]),
+        ),
+    ];
+    Task {
+        format_version: TASK_FORMAT_VERSION,
+        id: "unittest/is_sorted".to_owned(),
+        version: 1,
+        category: Category::UnitTestWriting,
+        tier: Tier::One,
+        factors: IntakeFactors {
+            conditions: 1,
+            solution_space: 1,
+            edge_cases: 0,
+        },
+        source: Source {
+            dataset: "test".to_owned(),
+            upstream_id: "is_sorted".to_owned(),
+            license: "MIT".to_owned(),
+        },
+        variants: variants.into_iter().collect::<BTreeMap<_, _>>(),
+        tests: Vec::new(),
+        comparator: Comparator::default(),
+        category_data: CategoryData::default(),
+        limits: LimitOverrides::default(),
+        calibration: Calibration::default(),
+    }
+}
+
+fn judge(language: Language, tests: &str) -> Verdict {
+    grade(runner(), &task(), language, tests).expect("graded")
+}
+
+fn rules(v: &Verdict) -> Vec<&str> {
+    v.grader
+        .as_ref()
+        .map(|g| g.failed_rules.iter().map(|r| r.rule.as_str()).collect())
+        .unwrap_or_default()
+}
+
+/// Grades every case in parallel and reports all mismatches at once: (name, language,
+/// tests, the first rule expected, or `None` for a pass).
+fn check(cases: &[(&str, Language, &str, Option<&str>)]) {
+    let failures: Vec<String> = std::thread::scope(|s| {
+        let handles: Vec<_> = cases
+            .iter()
+            .map(|(name, language, tests, expected)| {
+                s.spawn(move || {
+                    let v = judge(*language, tests);
+                    let got = rules(&v).first().map(|r| r.to_string());
+                    let ok = match expected {
+                        None => v.passed(),
+                        Some(rule) => !v.passed() && got.as_deref() == Some(*rule),
+                    };
+                    (!ok).then(|| {
+                        format!(
+                            "{name} ({language}): expected {expected:?}, got {:?} {:?}: {v:?}",
+                            v.reason, got
+                        )
+                    })
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .filter_map(|h| h.join().unwrap())
+            .collect()
+    });
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+const PY_GOOD: &str = "from solution import is_sorted\n\ndef test_sorted():\n    assert is_sorted([1, 2, 3])\n\ndef test_equal_neighbours():\n    assert is_sorted([1, 1, 2])\n\ndef test_unsorted():\n    assert not is_sorted([2, 1])\n";
+const JS_GOOD: &str = "const test = require('node:test');\nconst assert = require('node:assert');\nconst { isSorted } = require('./solution.js');\n\ntest('sorted', () => { assert.strictEqual(isSorted([1, 2, 3]), true); });\ntest('equal neighbours', () => { assert.strictEqual(isSorted([1, 1, 2]), true); });\ntest('unsorted', () => { assert.strictEqual(isSorted([3, 1]), false); });\n";
+const JAVA_GOOD: &str = "import java.util.*;\n\npublic class SolutionTest {\n    static void testSorted() { assert new Solution().isSorted(List.of(1, 2, 3)); }\n    static void testEqualNeighbours() { assert new Solution().isSorted(List.of(1, 1, 2)); }\n    static void testUnsorted() { assert !new Solution().isSorted(List.of(3, 1)); }\n}\n";
+
+#[test]
+fn good_suites_pass_and_report_what_they_caught() {
+    for (language, tests) in [
+        (Language::Python, PY_GOOD),
+        (Language::Javascript, JS_GOOD),
+        (Language::Java, JAVA_GOOD),
+    ] {
+        let v = judge(language, tests);
+        assert!(v.passed(), "{language}: {v:?}");
+        let g = v.grader.as_ref().unwrap();
+        assert_eq!(g.grader, "unit_tests");
+        assert_eq!(g.faulty_caught, g.faulty_total, "{language}");
+        assert_eq!(g.metrics["tests"], 3);
+        assert_eq!(v.tests_passed, 3);
+    }
+}
+
+#[test]
+fn each_rule_names_what_broke_it() {
+    check(&[
+        (
+            "no tests",
+            Language::Python,
+            "def helper():\n    assert is_sorted([1])\n",
+            Some("tests.none_found"),
+        ),
+        (
+            "no tests",
+            Language::Javascript,
+            "const x = 1;\n",
+            Some("tests.none_found"),
+        ),
+        (
+            "no tests",
+            Language::Java,
+            "class T { static void helper() {} }\n",
+            Some("tests.none_found"),
+        ),
+        (
+            "does not load",
+            Language::Python,
+            "import hypothesis_not_here\n\ndef test_a():\n    pass\n",
+            Some("tests.error"),
+        ),
+        (
+            "does not load",
+            Language::Javascript,
+            "const t = require('not-a-module');\ntest('a', () => {});\n",
+            Some("tests.error"),
+        ),
+        (
+            "does not compile",
+            Language::Java,
+            "class T { static void testA() { new Solution().isSorted(1); } }\n",
+            Some("tests.error"),
+        ),
+        (
+            "wrong expectation",
+            Language::Python,
+            "def test_a():\n    assert is_sorted([2, 1])\n",
+            Some("tests.fails_on_reference"),
+        ),
+        (
+            "wrong expectation",
+            Language::Javascript,
+            "const test = require('node:test');\nconst assert = require('node:assert');\ntest('a', () => { assert.ok(isSorted([2, 1])); });\n",
+            Some("tests.fails_on_reference"),
+        ),
+        (
+            "wrong expectation",
+            Language::Java,
+            "class T { static void testA() { assert new Solution().isSorted(List.of(2, 1)); } }\nimport java.util.*;\n",
+            Some("tests.error"),
+        ),
+        (
+            "wrong expectation",
+            Language::Java,
+            "import java.util.*;\nclass T { static void testA() { assert new Solution().isSorted(List.of(2, 1)); } }\n",
+            Some("tests.fails_on_reference"),
+        ),
+        // Misses the first faulty variant (equal neighbours) only.
+        (
+            "weak",
+            Language::Python,
+            "def test_a():\n    assert is_sorted([1, 2, 3])\n    assert not is_sorted([3, 2, 1])\n",
+            Some("tests.misses_faulty"),
+        ),
+        (
+            "weak",
+            Language::Javascript,
+            "const test = require('node:test');\nconst assert = require('node:assert');\ntest('a', () => { assert.ok(isSorted([1, 2])); });\n",
+            Some("tests.misses_faulty"),
+        ),
+        (
+            "weak",
+            Language::Java,
+            "import java.util.*;\nclass T { static void testA() { assert new Solution().isSorted(List.of(1, 2)); } }\n",
+            Some("tests.misses_faulty"),
+        ),
+    ]);
+}
+
+#[test]
+fn the_failing_test_and_the_surviving_variant_are_named() {
+    let v = judge(
+        Language::Python,
+        "def test_ok():\n    assert is_sorted([])\n\ndef test_bad():\n    assert is_sorted([2, 1]), 'not sorted'\n",
+    );
+    assert_eq!(v.reason, Reason::GraderRule);
+    let detail = v.detail.unwrap();
+    assert!(detail.starts_with("tests.fails_on_reference: test `test_bad` fails on the reference: AssertionError: not sorted"), "{detail}");
+    // Catches variant 1 (short lists) but not variant 0 (equal neighbours).
+    let v = judge(
+        Language::Python,
+        "def test_a():\n    assert not is_sorted([2, 1])\n",
+    );
+    let g = v.grader.unwrap();
+    assert_eq!((g.faulty_caught, g.faulty_total), (Some(1), Some(2)));
+    assert!(
+        g.failed_rules[0]
+            .detail
+            .starts_with("faulty variant 0 survived"),
+        "{g:?}"
+    );
+}
+
+#[test]
+fn a_reference_run_over_its_limits_reports_the_limit() {
+    let v = judge(
+        Language::Python,
+        "def test_slow():\n    while True:\n        pass\n",
+    );
+    assert_eq!(v.reason, Reason::Timeout, "{v:?}");
+    assert_eq!(rules(&v)[0], "tests.fails_on_reference");
+}
+
+#[test]
+fn suites_that_test_nothing_catch_nothing() {
+    check(&[
+        (
+            "assert True",
+            Language::Python,
+            "def test_a():\n    assert True\n",
+            Some("tests.misses_faulty"),
+        ),
+        (
+            "swallowed",
+            Language::Python,
+            "def test_a():\n    try:\n        assert is_sorted([1, 1])\n    except AssertionError:\n        pass\n",
+            Some("tests.misses_faulty"),
+        ),
+        (
+            "swallowed everything",
+            Language::Python,
+            "def test_a():\n    try:\n        assert is_sorted([1, 1])\n    except BaseException:\n        pass\n",
+            Some("tests.misses_faulty"),
+        ),
+        (
+            "assert true",
+            Language::Javascript,
+            "const test = require('node:test');\nconst assert = require('node:assert');\ntest('a', () => { assert.ok(true); });\n",
+            Some("tests.misses_faulty"),
+        ),
+        (
+            "console.assert does not throw",
+            Language::Javascript,
+            "const test = require('node:test');\ntest('a', () => { console.assert(isSorted([1, 1])); });\n",
+            Some("tests.misses_faulty"),
+        ),
+        (
+            "swallowed",
+            Language::Javascript,
+            "const test = require('node:test');\nconst assert = require('node:assert');\ntest('a', () => { try { assert.ok(isSorted([1, 1])); } catch (e) {} });\n",
+            Some("tests.misses_faulty"),
+        ),
+        (
+            "assert true",
+            Language::Java,
+            "class T { static void testA() { assert true; } }\n",
+            Some("tests.misses_faulty"),
+        ),
+        (
+            "swallowed",
+            Language::Java,
+            "import java.util.*;\nclass T { static void testA() { try { assert new Solution().isSorted(List.of(1, 1)); } catch (AssertionError e) {} } }\n",
+            Some("tests.misses_faulty"),
+        ),
+    ]);
+}
+
+#[test]
+fn early_exits_and_printed_passes_do_not_pass() {
+    check(&[
+        (
+            "exit at load",
+            Language::Python,
+            "import os\nprint('PASS')\nos._exit(0)\n\ndef test_a():\n    assert not is_sorted([1, 0])\n",
+            Some("tests.fails_on_reference"),
+        ),
+        (
+            "exit(0) in a test",
+            Language::Python,
+            "import sys\n\ndef test_a():\n    assert is_sorted([1, 1])\n\ndef test_b():\n    sys.exit(0)\n\ndef test_c():\n    assert is_sorted([2, 1])\n",
+            Some("tests.fails_on_reference"),
+        ),
+        (
+            "os._exit in a test",
+            Language::Python,
+            "import os\n\ndef test_a():\n    assert is_sorted([1, 1])\n    print('1 passed')\n    os._exit(0)\n\ndef test_b():\n    assert is_sorted([2, 1])\n",
+            Some("tests.fails_on_reference"),
+        ),
+        (
+            "process.exit",
+            Language::Javascript,
+            "const test = require('node:test');\nconst assert = require('node:assert');\ntest('a', () => { assert.ok(isSorted([1, 1])); console.log('# pass 2'); process.exit(0); });\ntest('b', () => { assert.ok(isSorted([2, 1])); });\n",
+            Some("tests.fails_on_reference"),
+        ),
+        (
+            "System.exit",
+            Language::Java,
+            "import java.util.*;\nclass T {\n static void testA() { assert new Solution().isSorted(List.of(1, 1)); System.out.println(\"OK (2 tests)\"); System.exit(0); }\n static void testB() { assert new Solution().isSorted(List.of(2, 1)); }\n}\n",
+            Some("tests.fails_on_reference"),
+        ),
+        (
+            "Runtime.halt",
+            Language::Java,
+            "import java.util.*;\nclass T {\n static { Runtime.getRuntime().halt(0); }\n static void testA() { assert new Solution().isSorted(List.of(1, 1)); }\n}\n",
+            Some("tests.fails_on_reference"),
+        ),
+    ]);
+}
+
+/// Each suite fails only if the implementation it runs on is not the one shown to the model,
+/// detected by something other than behaviour. Where that information is out of reach, the
+/// suite catches nothing (`misses_faulty`) or fails on the reference too.
+#[test]
+fn the_faulty_variant_cannot_be_told_apart_except_by_behaviour() {
+    let py_src = PY_GIVEN.replace('\n', "\\n");
+    let source = format!(
+        "import os\n\ndef test_source():\n    src = open('solution.py').read() if os.path.exists('solution.py') else {py_src:?}\n    assert src == {py_src:?}\n"
+    );
+    let inspect = format!(
+        "import inspect\n\ndef test_inspect():\n    try:\n        src = inspect.getsource(is_sorted)\n    except OSError:\n        src = {py_src:?}\n    assert src == {py_src:?}\n"
+    );
+    let js_src = JS_GIVEN.replace('\n', "\\n");
+    let js_to_string = format!(
+        "const test = require('node:test');\ntest('source', () => {{\n  const fs = require('fs');\n  let src = {js_src:?};\n  try {{ src = fs.readFileSync('solution.js', 'utf8'); }} catch (e) {{}}\n  if (src !== {js_src:?}) throw new Error('faulty');\n  if (isSorted.toString().includes('>=')) throw new Error('faulty');\n}});\n"
+    );
+    check(&[
+        (
+            "reads solution.py",
+            Language::Python,
+            &source,
+            Some("tests.misses_faulty"),
+        ),
+        (
+            "inspect.getsource",
+            Language::Python,
+            &inspect,
+            Some("tests.misses_faulty"),
+        ),
+        (
+            "module and file names",
+            Language::Python,
+            "import solution\n\ndef test_names():\n    assert solution.__name__ == 'solution'\n    assert is_sorted.__module__ == 'solution'\n    assert solution.__file__.endswith('/solution.py')\n",
+            Some("tests.misses_faulty"),
+        ),
+        (
+            "stack and harness locals",
+            Language::Python,
+            "import sys\n\ndef test_stack():\n    seen = []\n    f = sys._getframe()\n    while f is not None:\n        seen.append(repr(sorted(f.f_locals)))\n        f = f.f_back\n    assert not any('faulty' in s or 'reference' in s or '<' in s for s in seen)\n",
+            Some("tests.misses_faulty"),
+        ),
+        (
+            "environment and arguments",
+            Language::Python,
+            "import os, sys\n\ndef test_env():\n    assert not any('faulty' in k.lower() or 'faulty' in v.lower() for k, v in os.environ.items())\n    assert not any('faulty' in a for a in sys.argv)\n",
+            Some("tests.misses_faulty"),
+        ),
+        (
+            "files in the work dir",
+            Language::Python,
+            "import os\n\ndef test_listing():\n    assert sorted(os.listdir('.')) == sorted(os.listdir('.'))\n    assert 'solution.py' not in os.listdir('.')\n",
+            Some("tests.misses_faulty"),
+        ),
+        (
+            "reads solution.js and toString",
+            Language::Javascript,
+            &js_to_string,
+            Some("tests.misses_faulty"),
+        ),
+        (
+            "reads Solution.java and the class file",
+            Language::Java,
+            "import java.nio.file.*;\nclass T {\n static void testSource() throws Exception {\n  if (Files.exists(Path.of(\"Solution.java\")) && Files.readString(Path.of(\"Solution.java\")).contains(\">=\")) throw new AssertionError(\"faulty\");\n  if (Files.exists(Path.of(\"Solution.class\")) && new String(Files.readAllBytes(Path.of(\"Solution.class\"))).contains(\"if_icmplt\")) throw new AssertionError(\"faulty\");\n }\n}\n",
+            Some("tests.misses_faulty"),
+        ),
+    ]);
+}

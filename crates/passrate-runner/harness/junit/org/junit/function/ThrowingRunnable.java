@@ -1,0 +1,6 @@
+// passrate's JUnit stand-in.
+package org.junit.function;
+
+public interface ThrowingRunnable {
+    void run() throws Throwable;
+}
