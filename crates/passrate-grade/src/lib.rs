@@ -5,8 +5,13 @@
 //! sandbox. Everything that judges an answer (the weekly run, `passrate check`, intake
 //! validation) goes through [`grade`], so a reference and a model's answer take one path.
 
+pub mod doc;
+pub mod refactor;
+
+use std::collections::BTreeMap;
+
 use passrate_runner::{Runner, RunnerError};
-use passrate_schema::{Category, Language, Reason, Task, Verdict};
+use passrate_schema::{Category, GraderReport, Language, Reason, RuleFailure, Task, Verdict};
 
 #[derive(Debug, thiserror::Error)]
 pub enum GradeError {
@@ -63,10 +68,43 @@ pub fn grade(
         | Category::AlgorithmImplementation
         | Category::BugFixing
         | Category::CodeTranslation => Ok(runner.evaluate(task, language, code)?),
-        category @ (Category::DocumentationGeneration
-        | Category::UnitTestWriting
-        | Category::Refactoring) => Err(GradeError::Ungraded { category }),
+        Category::DocumentationGeneration => doc::grade(runner, task, language, code),
+        Category::Refactoring => refactor::grade(runner, task, language, code),
+        category @ Category::UnitTestWriting => Err(GradeError::Ungraded { category }),
     }
+}
+
+/// The verdict of a grader that checked `failed` rules, on top of the call tests' verdict
+/// when the category runs them: the tests' failure comes first, then the first broken rule
+/// (`grader_rule`, named in `detail`); the report lists every broken rule and the metrics.
+pub(crate) fn graded_verdict(
+    task: &Task,
+    language: Language,
+    grader: &str,
+    failed_rules: Vec<RuleFailure>,
+    metrics: BTreeMap<String, u64>,
+    tests: Option<Verdict>,
+) -> Verdict {
+    let mut verdict = tests.unwrap_or_else(|| {
+        let mut v = unexecuted_verdict(task, language, Reason::Pass, None);
+        // Without call tests, the examples the grader ran are the verdict's tests.
+        v.tests_total = metrics.get("examples").copied().unwrap_or(0) as usize;
+        v.tests_passed = metrics.get("examples_correct").copied().unwrap_or(0) as usize;
+        v
+    });
+    if verdict.passed()
+        && let Some(first) = failed_rules.first()
+    {
+        verdict.reason = Reason::GraderRule;
+        verdict.detail = Some(format!("{}: {}", first.rule, first.detail));
+    }
+    verdict.grader = Some(GraderReport {
+        grader: grader.to_owned(),
+        failed_rules,
+        metrics,
+        ..GraderReport::default()
+    });
+    verdict
 }
 
 /// A verdict reached without executing anything (no answer, non-compliant, infrastructure).
