@@ -28,7 +28,7 @@ use crate::syntax::{self, ParseError, text};
 
 pub const DUPLICATE_MIN_STATEMENTS: usize = 3;
 pub const DUPLICATE_MIN_WINDOW_TOKENS: usize = 10;
-pub const DUPLICATE_MIN_TOKENS: usize = 30;
+pub const DUPLICATE_MIN_TOKENS: usize = 20;
 
 /// One function's measurements.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]

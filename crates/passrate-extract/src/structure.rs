@@ -198,9 +198,11 @@ pub fn insert_doc(language: Language, code: &str, name: &str, doc: &str) -> Opti
     let line_start = |byte: usize| code[..byte].rfind('\n').map_or(0, |i| i + 1);
     match language {
         Language::Python => {
-            if doc.contains("\"\"\"") || doc.ends_with('"') || doc.contains('\\') {
+            if doc.contains("\"\"\"") || doc.ends_with('"') || doc.ends_with('\\') {
                 return None;
             }
+            // Raw, so that a backslash in the doc is the doc's text, as graders read it.
+            let prefix = if doc.contains('\\') { "r" } else { "" };
             let body = func.child_by_field_name("body")?;
             if body.start_position().row == func.start_position().row {
                 return None;
@@ -214,7 +216,7 @@ pub fn insert_doc(language: Language, code: &str, name: &str, doc: &str) -> Opti
             // Right after the header line, so blank lines stay below the docstring.
             let header_end = code[..body.start_byte()].rfind('\n').map_or(at, |i| i + 1);
             let header_end = header_end.min(at);
-            let mut text = format!("{indent}\"\"\"");
+            let mut text = format!("{indent}{prefix}\"\"\"");
             for (i, line) in doc.lines().enumerate() {
                 if i > 0 {
                     text.push('\n');

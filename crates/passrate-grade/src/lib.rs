@@ -42,7 +42,7 @@ impl GradeError {
 
 /// Bumped whenever a grader's rules change what it decides (part of intake cache keys and
 /// of a run's configuration).
-pub const GRADER_VERSION: &str = "1";
+pub const GRADER_VERSION: &str = "2";
 
 /// Categories that have a grader; a weekly run samples only these.
 pub const GRADED_CATEGORIES: &[Category] = &[
@@ -50,6 +50,8 @@ pub const GRADED_CATEGORIES: &[Category] = &[
     Category::AlgorithmImplementation,
     Category::BugFixing,
     Category::CodeTranslation,
+    Category::DocumentationGeneration,
+    Category::Refactoring,
 ];
 
 pub fn is_graded(category: Category) -> bool {

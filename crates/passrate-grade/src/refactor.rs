@@ -83,24 +83,24 @@ pub fn check_structure(
         measured.duplicates.len() as u64,
     );
     type Pick = fn(&measure::FunctionMetrics) -> u32;
-    let limits: [(&str, Option<u32>, Pick, &str); 3] = [
+    let limits: [(&str, Option<u32>, Pick, fn(u32) -> String); 3] = [
         (
             "max_nesting_depth",
             targets.max_nesting_depth,
             |f| f.nesting_depth,
-            "nesting depth",
+            |n| format!("nests {n} deep"),
         ),
         (
             "max_cyclomatic_complexity",
             targets.max_cyclomatic_complexity,
             |f| f.cyclomatic_complexity,
-            "cyclomatic complexity",
+            |n| format!("has cyclomatic complexity {n}"),
         ),
         (
             "max_function_lines",
             targets.max_function_lines,
             |f| f.lines,
-            "length in lines",
+            |n| format!("has {n} lines"),
         ),
     ];
     for (name, target, pick, what) in limits {
@@ -115,9 +115,9 @@ pub fn check_structure(
                 &mut failed,
                 name,
                 format!(
-                    "`{}` has {what} {} (target: at most {target})",
+                    "`{}` {} (target: at most {target})",
                     worst.name,
-                    pick(worst)
+                    what(pick(worst))
                 ),
             );
         }
