@@ -478,3 +478,158 @@ pub fn refactors(base: &Task, alternatives: &BTreeMap<Language, String>) -> Vec<
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use passrate_schema::{
+        Comparator, Expected, IntakeFactors, Param, Signature, TestForm, Tier, Value,
+    };
+
+    fn base() -> Task {
+        let variant = |entry: &str, class: Option<&str>, ty: [Option<&str>; 2]| Variant {
+            prompt: String::new(),
+            entry_point: entry.to_owned(),
+            class_name: class.map(str::to_owned),
+            signature: Signature {
+                params: ["numbers", "threshold"]
+                    .iter()
+                    .zip(ty)
+                    .map(|(n, t)| Param {
+                        name: (*n).to_owned(),
+                        ty: t.map(str::to_owned),
+                    })
+                    .collect(),
+                returns: Some("bool".to_owned()),
+            },
+            reference_solution: String::new(),
+            given_code: None,
+            faulty_variants: Vec::new(),
+            preamble: None,
+        };
+        let test = |visibility, numbers: Vec<Value>, t: Value, r: bool| TestCase {
+            visibility,
+            form: TestForm::Call {
+                args: vec![Value::List(numbers), t],
+                expected: Expected::Returns(Value::Bool(r)),
+            },
+            comparator: None,
+            languages: Vec::new(),
+        };
+        Task {
+            format_version: passrate_schema::TASK_FORMAT_VERSION,
+            id: "humaneval/0".to_owned(),
+            version: 1,
+            category: Category::FunctionCompletion,
+            tier: Tier::One,
+            factors: IntakeFactors {
+                conditions: 1,
+                solution_space: 1,
+                edge_cases: 0,
+            },
+            source: super::super::source("humaneval", "HumanEval/0", "MIT"),
+            variants: BTreeMap::from([
+                (
+                    Language::Python,
+                    variant("has_close_elements", None, [None, None]),
+                ),
+                (
+                    Language::Javascript,
+                    variant("hasCloseElements", None, [None, None]),
+                ),
+                (
+                    Language::Java,
+                    variant(
+                        "hasCloseElements",
+                        Some("Solution"),
+                        [Some("List<Double>"), Some("double")],
+                    ),
+                ),
+            ]),
+            tests: vec![
+                test(
+                    Visibility::Hidden,
+                    vec![Value::int(1), Value::int(9)],
+                    Value::int(3),
+                    false,
+                ),
+                test(
+                    Visibility::Public,
+                    vec![Value::Float(1.0), Value::Float(2.8)],
+                    Value::Float(0.3),
+                    false,
+                ),
+                test(
+                    Visibility::Public,
+                    vec![Value::Opaque("x".to_owned())],
+                    Value::Float(0.3),
+                    true,
+                ),
+            ],
+            comparator: Comparator::default(),
+            category_data: CategoryData::default(),
+            limits: Default::default(),
+            calibration: Default::default(),
+        }
+    }
+
+    /// The generated reference meets every documentation rule that needs no execution, in
+    /// the grader's own reading, and its code is the given code's.
+    #[test]
+    fn generated_docs_meet_the_documentation_rules() {
+        let docstring = "Check if any two numbers are closer than threshold.\n>>> has_close_elements([1.0, 2.0], 0.5)\nFalse";
+        let cases = [
+            (
+                Language::Python,
+                "has_close_elements",
+                "from typing import List\n\n\ndef has_close_elements(numbers: List[float], threshold: float) -> bool:\n    return any(abs(a - b) < threshold for a in numbers for b in numbers if a is not b)\n",
+            ),
+            (
+                Language::Javascript,
+                "hasCloseElements",
+                "\nconst hasCloseElements = (numbers, threshold) => {\n  return false;\n}\n",
+            ),
+            (
+                Language::Java,
+                "hasCloseElements",
+                "import java.util.*;\n\nclass Solution {\n    public boolean hasCloseElements(List<Double> numbers, double threshold) {\n        return false;\n    }\n}\n",
+            ),
+        ];
+        for (language, entry, given) in cases {
+            let documented = documented_reference(&base(), language, entry, docstring, given)
+                .unwrap_or_else(|| panic!("{language}: no doc"));
+            let doc = passrate_extract::doc_comment(language, &documented, entry).unwrap();
+            assert!(doc.starts_with("Check if any two numbers"), "{doc}");
+            assert!(
+                !doc.contains("0.5)"),
+                "the dataset's examples are left out:\n{doc}"
+            );
+            for p in ["numbers", "threshold"] {
+                assert!(
+                    passrate_grade::doc::documents_param(language, &doc, p),
+                    "{language} {p}:\n{doc}"
+                );
+            }
+            assert!(
+                passrate_grade::doc::documents_return(language, &doc),
+                "{language}:\n{doc}"
+            );
+            let (examples, bad) = passrate_grade::doc::examples(language, &doc);
+            assert!(bad.is_empty(), "{language}: {bad:?}");
+            // Exact values first, the opaque argument never.
+            assert_eq!(examples.len(), 2, "{language}:\n{doc}");
+            let call = passrate_extract::literal::parse_call(language, &examples[0].call).unwrap();
+            assert_eq!(call.callee, entry);
+            assert_eq!(call.args[1], Value::int(3));
+            assert_eq!(
+                passrate_extract::literal::parse_value(language, &examples[0].result).unwrap(),
+                Value::Bool(false)
+            );
+            assert_eq!(
+                passrate_extract::program_fingerprint(language, given),
+                passrate_extract::program_fingerprint(language, &documented),
+                "{language}"
+            );
+        }
+    }
+}
