@@ -83,7 +83,8 @@ pub fn check_structure(
         measured.duplicates.len() as u64,
     );
     type Pick = fn(&measure::FunctionMetrics) -> u32;
-    let limits: [(&str, Option<u32>, Pick, fn(u32) -> String); 3] = [
+    type Say = fn(u32) -> String;
+    let limits: [(&str, Option<u32>, Pick, Say); 3] = [
         (
             "max_nesting_depth",
             targets.max_nesting_depth,

@@ -50,8 +50,7 @@ fn clip_task(language: Language) -> Task {
         language,
         "clip",
         params,
-        given(language),
-        &reference,
+        [given(language), &reference],
         vec![call(
             vec![ints(&[4, 9]), passrate_schema::Value::int(5)],
             ints(&[4, 5]),

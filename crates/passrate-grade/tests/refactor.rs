@@ -45,8 +45,7 @@ fn letter_task(language: Language, targets: StructuralTargets) -> Task {
         language,
         "letter",
         &[("score", ty)],
-        given,
-        reference,
+        [given, reference],
         tests,
         CategoryData {
             refactor: Some(targets),

@@ -68,14 +68,13 @@ pub fn call(args: Vec<Value>, expected: Value) -> TestCase {
     }
 }
 
-/// A one-language task of `category` whose given code is `given`.
+/// A one-language task of `category`; `code` is the given code and the reference.
 pub fn task(
     category: Category,
     language: Language,
     entry: &str,
     params: &[(&str, Option<&str>)],
-    given: &str,
-    reference: &str,
+    [given, reference]: [&str; 2],
     tests: Vec<TestCase>,
     category_data: CategoryData,
 ) -> Task {
