@@ -7,14 +7,18 @@
 //! with tree-sitter. A non-compliant answer gets a stable [`Reason`] and a human detail.
 //!
 //! [`structure`] offers what graders need beyond that: doc comments, comment-free code and
-//! syntax-tree fingerprints. [`bench`] measures throughput over the bundled real answers.
+//! syntax-tree fingerprints; [`literal`] reads documentation examples' literal calls;
+//! [`measure`] gives the structural metrics refactoring targets are set and checked in.
+//! [`bench`] measures throughput over the bundled real answers.
 
 pub mod bench;
 pub mod corpus;
 mod detect;
 mod engine;
 mod items;
+pub mod literal;
 mod markdown;
+pub mod measure;
 mod signature;
 pub mod structure;
 mod syntax;
@@ -25,7 +29,10 @@ use serde::Serialize;
 
 pub use detect::detect_language;
 pub use signature::declared_signature;
-pub use structure::{Fingerprint, doc_comment, fingerprint, strip_comments};
+pub use structure::{
+    Fingerprint, FunctionFacts, doc_comment, fingerprint, function_facts, program_fingerprint,
+    strip_comments,
+};
 pub use syntax::{MAX_PARSE_BYTES, PARSE_TIMEOUT, ParseError};
 
 /// Version of the extraction rules; recorded with every verdict. Bump it whenever a change

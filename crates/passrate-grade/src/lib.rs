@@ -5,10 +5,14 @@
 //! sandbox. Everything that judges an answer (the weekly run, `passrate check`, intake
 //! validation) goes through [`grade`], so a reference and a model's answer take one path.
 
+pub mod doc;
+pub mod refactor;
 pub mod unittest;
 
+use std::collections::BTreeMap;
+
 use passrate_runner::{Runner, RunnerError};
-use passrate_schema::{Category, Language, Reason, Task, Verdict};
+use passrate_schema::{Category, GraderReport, Language, Reason, RuleFailure, Task, Verdict};
 
 #[derive(Debug, thiserror::Error)]
 pub enum GradeError {
@@ -47,6 +51,8 @@ pub const GRADED_CATEGORIES: &[Category] = &[
     Category::AlgorithmImplementation,
     Category::BugFixing,
     Category::CodeTranslation,
+    Category::DocumentationGeneration,
+    Category::Refactoring,
     Category::UnitTestWriting,
 ];
 
@@ -66,11 +72,43 @@ pub fn grade(
         | Category::AlgorithmImplementation
         | Category::BugFixing
         | Category::CodeTranslation => Ok(runner.evaluate(task, language, code)?),
+        Category::DocumentationGeneration => doc::grade(runner, task, language, code),
+        Category::Refactoring => refactor::grade(runner, task, language, code),
         Category::UnitTestWriting => unittest::grade(runner, task, language, code),
-        category @ (Category::DocumentationGeneration | Category::Refactoring) => {
-            Err(GradeError::Ungraded { category })
-        }
     }
+}
+
+/// The verdict of a grader that checked `failed` rules, on top of the call tests' verdict
+/// when the category runs them: the tests' failure comes first, then the first broken rule
+/// (`grader_rule`, named in `detail`); the report lists every broken rule and the metrics.
+pub(crate) fn graded_verdict(
+    task: &Task,
+    language: Language,
+    grader: &str,
+    failed_rules: Vec<RuleFailure>,
+    metrics: BTreeMap<String, u64>,
+    tests: Option<Verdict>,
+) -> Verdict {
+    let mut verdict = tests.unwrap_or_else(|| {
+        let mut v = unexecuted_verdict(task, language, Reason::Pass, None);
+        // Without call tests, the examples the grader ran are the verdict's tests.
+        v.tests_total = metrics.get("examples").copied().unwrap_or(0) as usize;
+        v.tests_passed = metrics.get("examples_correct").copied().unwrap_or(0) as usize;
+        v
+    });
+    if verdict.passed()
+        && let Some(first) = failed_rules.first()
+    {
+        verdict.reason = Reason::GraderRule;
+        verdict.detail = Some(format!("{}: {}", first.rule, first.detail));
+    }
+    verdict.grader = Some(GraderReport {
+        grader: grader.to_owned(),
+        failed_rules,
+        metrics,
+        ..GraderReport::default()
+    });
+    verdict
 }
 
 /// A verdict reached without executing anything (no answer, non-compliant, infrastructure).

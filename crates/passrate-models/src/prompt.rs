@@ -12,7 +12,8 @@
 //! | `source_language` / `source_fence` | translation: the language of `given_code` |
 //! | `entry_point`, `class_name` | what the tests call |
 //! | `symptom` | bug fixing: the failure symptom, if the task gives one |
-//! | `doc_style` | `a docstring`, `a JSDoc comment`, `a Javadoc comment` |
+//! | `doc_style` | `a docstring`, `a JSDoc comment`, `a Javadoc comment`, with the tags and the example form the documentation grader reads |
+//! | `targets` | refactoring: the structural targets, e.g. `nesting depth at most 2, …` |
 //! | `test_form` | unit tests: the test form the grader runs and how tests reach the code |
 //! | `category` | e.g. `bug_fixing` |
 
@@ -34,6 +35,7 @@ const PLACEHOLDERS: [&str; 12] = [
     "symptom",
     "doc_style",
     "category",
+    "targets",
 ];
 
 /// What is sent to the model.
@@ -257,7 +259,7 @@ const UNIT_TESTS: &str = "Write unit tests in {{language}} for `{{entry_point}}`
 Reply with only the test code in one ```{{fence}} code block.
 ";
 
-const REFACTORING: &str = "Refactor the following {{language}} code without changing its behaviour; `{{entry_point}}` must keep its name and signature.
+const REFACTORING: &str = "Refactor the following {{language}} code without changing its behaviour; `{{entry_point}}` must keep its name and signature.{{#targets}} Every function must meet these targets, measured on the syntax tree: {{targets}}.{{/targets}}
 {{#prompt}}
 {{prompt}}
 {{/prompt}}
@@ -308,9 +310,9 @@ impl PromptTemplates {
         values.insert(
             "doc_style",
             match language {
-                Language::Python => "a docstring",
-                Language::Javascript => "a JSDoc comment",
-                Language::Java => "a Javadoc comment",
+                Language::Python => "a docstring (every parameter under `Args:`, the return value under `Returns:`, and doctest examples: `>>> call` lines with literal arguments, each followed by its result)",
+                Language::Javascript => "a JSDoc comment (`@param` for every parameter, `@returns`, and an `@example` block of `call => result` lines with literal arguments)",
+                Language::Java => "a Javadoc comment (`@param` for every parameter, `@return`, and an `@example` block of `call => result` lines with literal arguments)",
             }
             .to_string(),
         );
@@ -330,6 +332,33 @@ impl PromptTemplates {
         }
         if let Some(symptom) = &task.category_data.symptom {
             values.insert("symptom", symptom.clone());
+        }
+        if let Some(targets) = &task.category_data.refactor {
+            let mut parts = Vec::new();
+            if let Some(n) = targets.max_nesting_depth {
+                parts.push(format!("nesting depth at most {n}"));
+            }
+            if let Some(n) = targets.max_cyclomatic_complexity {
+                parts.push(format!("cyclomatic complexity at most {n}"));
+            }
+            if let Some(n) = targets.max_function_lines {
+                parts.push(format!("at most {n} lines per function"));
+            }
+            if targets.no_duplicated_blocks {
+                parts.push("no duplicated blocks".to_owned());
+            }
+            if !targets.required_helpers.is_empty() {
+                parts.push(format!(
+                    "helper functions named {}",
+                    targets
+                        .required_helpers
+                        .iter()
+                        .map(|h| format!("`{h}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
+            }
+            values.insert("targets", parts.join(", "));
         }
         if let Some(source) = task.category_data.translate_from {
             values.insert("source_language", display_name(source).to_string());

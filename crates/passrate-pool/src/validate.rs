@@ -1,8 +1,10 @@
 //! Intake validation: every reference answer goes through `Executor::evaluate`, the path a
 //! model's answer takes, twice. A task is rejected when a reference does not pass, when the
 //! two runs disagree on any test's result, or when a known-faulty variant passes (its bug
-//! would go unnoticed). The per-test CPU time of the reference (the larger of the two
-//! runs) becomes `calibration.reference_test_cpu_us`, the base of per-test budgets.
+//! would go unnoticed). Documentation and refactoring tasks also need known-bad answers to
+//! fail by the grader's rules ([`doc_known_bad`], [`refactor_behaviour`]). The per-test CPU
+//! time of the reference (the larger of the two runs) becomes
+//! `calibration.reference_test_cpu_us`, the base of per-test budgets.
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -202,6 +204,13 @@ pub fn validate_task(
     cache: &Cache,
     task: &Task,
 ) -> Result<(Task, u64), Rejection> {
+    let trimmed;
+    let task = if task.category == Category::Refactoring {
+        trimmed = refactor_behaviour(exec, cache, task)?;
+        &trimmed
+    } else {
+        task
+    };
     let mut calibrated = task.clone();
     calibrated.calibration.reference_test_cpu_us = BTreeMap::new();
     let mut cpu_ms = 0;
@@ -287,8 +296,130 @@ pub fn validate_task(
                 }
             }
         }
+        if task.category == Category::DocumentationGeneration {
+            cpu_ms += doc_known_bad(exec, cache, task, *language, variant)?;
+        }
     }
     Ok((calibrated, cpu_ms))
+}
+
+fn rule_names(v: &Verdict) -> Vec<&str> {
+    v.grader
+        .iter()
+        .flat_map(|g| g.failed_rules.iter().map(|r| r.rule.as_str()))
+        .collect()
+}
+
+/// Documentation: known-bad answers must fail. The undocumented given code, and the
+/// reference with one example's claimed result changed, which must fail by
+/// `doc.example_wrong` (the examples really are run and compared).
+fn doc_known_bad(
+    exec: &dyn Executor,
+    cache: &Cache,
+    task: &Task,
+    language: Language,
+    variant: &Variant,
+) -> Result<u64, Rejection> {
+    let mut cpu_ms = 0;
+    let run = |code: &str| {
+        evaluate_cached(exec, cache, task, language, code, 1)
+            .map(|mut v| v.remove(0))
+            .map_err(|e| reject(task, format!("{language}: {e}")))
+    };
+    if let Some(given) = &variant.given_code {
+        let v = run(given)?;
+        cpu_ms += v.cpu_ms;
+        if v.passed() {
+            return Err(reject(
+                task,
+                format!("{language} undocumented given code passes"),
+            ));
+        }
+    }
+    let bad = passrate_grade::doc::with_wrong_example(
+        language,
+        &variant.reference_solution,
+        &variant.entry_point,
+    )
+    .ok_or_else(|| {
+        reject(
+            task,
+            format!("{language} reference has no example to alter"),
+        )
+    })?;
+    let v = run(&bad)?;
+    cpu_ms += v.cpu_ms;
+    if v.passed() || !rule_names(&v).contains(&"doc.example_wrong") {
+        return Err(reject(
+            task,
+            format!(
+                "{language} reference with a wrong example is not caught: {}",
+                summarize(&v)
+            ),
+        ));
+    }
+    Ok(cpu_ms)
+}
+
+/// Refactoring: the behaviour to keep is where the given code and the reference agree with
+/// the tests. Both are run on every test; a public test either fails rejects the task, a
+/// hidden test either fails is dropped (the given implementations predate the hidden
+/// inputs). The given code must break a structural target, or there is nothing to refactor.
+fn refactor_behaviour(exec: &dyn Executor, cache: &Cache, task: &Task) -> Result<Task, Rejection> {
+    let mut keep = vec![true; task.tests.len()];
+    for (language, variant) in &task.variants {
+        let given = variant
+            .given_code
+            .as_deref()
+            .ok_or_else(|| reject(task, format!("{language} has no given code")))?;
+        for (who, code) in [
+            ("given code", given),
+            ("reference", &variant.reference_solution),
+        ] {
+            let v = evaluate_cached(exec, cache, task, *language, code, 1)
+                .map_err(|e| reject(task, format!("{language}: {e}")))?
+                .remove(0);
+            if who == "given code" && rule_names(&v).iter().all(|r| !r.starts_with("refactor.")) {
+                return Err(reject(
+                    task,
+                    format!(
+                        "{language} given code breaks no structural target: {}",
+                        summarize(&v)
+                    ),
+                ));
+            }
+            if v.tests.is_empty() {
+                return Err(reject(
+                    task,
+                    format!("{language} {who} runs no test: {}", summarize(&v)),
+                ));
+            }
+            for t in v.tests.iter().filter(|t| t.reason != Reason::Pass) {
+                if t.visibility == passrate_schema::Visibility::Public {
+                    return Err(reject(
+                        task,
+                        format!(
+                            "{language} {who} fails public test {}: {}",
+                            t.index,
+                            summarize(&v)
+                        ),
+                    ));
+                }
+                if let Some(k) = keep.get_mut(t.index) {
+                    *k = false;
+                }
+            }
+        }
+    }
+    let mut out = task.clone();
+    out.tests = task
+        .tests
+        .iter()
+        .zip(&keep)
+        .filter(|(_, k)| **k)
+        .map(|(t, _)| t.clone())
+        .collect();
+    Ok(out)
 }
 
 /// Called after each task: (task, its rejection if any, done, total).

@@ -281,6 +281,52 @@ pub fn original_implementations(data: &Path) -> Result<BTreeMap<String, String>,
         .collect())
 }
 
+#[derive(Debug, Deserialize)]
+struct MbxpSample {
+    task_id: String,
+    completion: String,
+}
+
+/// MBXP's example completions (`mxeval/mbxp/examples`) for JavaScript and Java, completed
+/// with their problem's prompt: second implementations of the same functions, used for
+/// refactoring tasks in those languages, keyed by task id. Intake keeps a pair only where
+/// both implementations pass the tests (the samples are model answers, some wrong).
+pub fn mbxp_sample_implementations(
+    data: &Path,
+) -> Result<BTreeMap<String, BTreeMap<Language, String>>, ImportError> {
+    let mut out: BTreeMap<String, BTreeMap<Language, String>> = BTreeMap::new();
+    for (language, release, samples) in [
+        (
+            Language::Javascript,
+            "mxeval/mbxp/mbjsp_release_v1.2.jsonl",
+            "mxeval/mbxp/examples/mbjsp_samples.jsonl",
+        ),
+        (
+            Language::Java,
+            "mxeval/mbxp/mbjp_release_v1.2.jsonl",
+            "mxeval/mbxp/examples/mbjp_samples.jsonl",
+        ),
+    ] {
+        let prompts: BTreeMap<u32, String> = read_jsonl::<MbxpRecord>(&data.join(release))?
+            .into_iter()
+            .filter_map(|r| Some((mbxp_number(&r.task_id)?, r.prompt)))
+            .collect();
+        for sample in read_jsonl::<MbxpSample>(&data.join(samples))? {
+            let Some(n) = mbxp_number(&sample.task_id) else {
+                continue;
+            };
+            if let Some(prompt) = prompts.get(&n)
+                && !sample.completion.trim().is_empty()
+            {
+                out.entry(format!("mbpp/{n}"))
+                    .or_default()
+                    .insert(language, format!("{prompt}{}", sample.completion));
+            }
+        }
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -111,6 +111,14 @@ pub fn parse_all(data: &Path) -> Result<Parsed, ImportError> {
             .or_default()
             .insert(Language::Python, code);
     }
+    // JavaScript and Java have no second official implementation of MBPP problems; MBXP's
+    // example completions are one (issue 4: refactoring in every language).
+    for (id, by_language) in mbpp::mbxp_sample_implementations(data)? {
+        let entry = alternatives.entry(id).or_default();
+        for (language, code) in by_language {
+            entry.entry(language).or_insert(code);
+        }
+    }
     let (classeval, classeval_rejected) = classeval::load(data)?;
     rejected.extend(classeval_rejected);
     Ok(Parsed {
