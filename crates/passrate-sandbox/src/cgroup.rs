@@ -371,6 +371,16 @@ impl ExecCgroup {
         fs_err::read_to_string(file).ok()?.trim().parse().ok()
     }
 
+    /// Makes the peak memory count from now (a pre-started program's hand-over). v1 resets
+    /// `memory.max_usage_in_bytes` to the current usage; v2's `memory.peak` has no global
+    /// reset, so there the peak includes the program's start-up (reported as measured).
+    pub fn reset_peak_memory(&self) {
+        if self.layout.memory.version == Version::V1 {
+            let dir = leaf(&self.layout.memory, &self.name);
+            let _ = fs_err::write(dir.join("memory.max_usage_in_bytes"), "0");
+        }
+    }
+
     /// Whether the kernel OOM-killed something in the leaf.
     pub fn oom_killed(&self) -> bool {
         let dir = leaf(&self.layout.memory, &self.name);

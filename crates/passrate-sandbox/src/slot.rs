@@ -257,7 +257,7 @@ impl Slot {
             stdin: stdin.1,
             chan_in: chan_in.1,
         };
-        let result = jail::supervise(exec, cg, &io, 0, Some(self.seq));
+        let result = jail::supervise(exec, cg, &io, 0, Some(self.seq), false);
         // supervise made the socket non-blocking; the next request is written blocking.
         let flags = unsafe { libc::fcntl(self.sock, libc::F_GETFL) };
         unsafe { libc::fcntl(self.sock, libc::F_SETFL, flags & !libc::O_NONBLOCK) };
