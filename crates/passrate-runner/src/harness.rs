@@ -109,6 +109,9 @@ pub(crate) fn java_layout(
                 Some(p) => format!("{p}.{class}"),
                 None => class.to_owned(),
             };
+            // With the harness prebuilt, the run can be pre-started: its JVM needs only the
+            // harness's classes until the request (and the candidate's classes) arrive.
+            let prestart = prebuilt.map(|classes| classes.iter().map(|f| f.path.clone()).collect());
             let (files, sources) = match prebuilt {
                 Some(classes) => {
                     let mut files = vec![file(&file_name, source)];
@@ -135,7 +138,7 @@ pub(crate) fn java_layout(
                 candidate_file: file_name,
                 compile_steps: 1,
                 class: Some(qualified),
-                prestart: None,
+                prestart,
             }
         }
     }
