@@ -244,13 +244,28 @@ fn prestart_template(request: &ExecRequest) -> ExecRequest {
 /// A jail process in slot mode and the pipes to it.
 struct WarmSlot {
     child: Child,
-    stdin: ChildStdin,
+    stdin: Option<ChildStdin>,
     stdout: ChildStdout,
+}
+
+impl WarmSlot {
+    fn stdin(&self) -> &ChildStdin {
+        self.stdin.as_ref().expect("open until dropped")
+    }
 }
 
 impl Drop for WarmSlot {
     fn drop(&mut self) {
-        // Closing its stdin ends the slot; kill it anyway so a stuck one cannot linger.
+        // Closing its stdin ends the slot, which then removes its prepared cgroup leaf;
+        // one that does not go within a second is killed (its leaves are then removed at
+        // the next start).
+        drop(self.stdin.take());
+        for _ in 0..1000 {
+            if !matches!(self.child.try_wait(), Ok(None)) {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
@@ -464,6 +479,25 @@ impl Sandbox {
         state.ready.len()
     }
 
+    /// Idle pre-started jails that could serve `request` (for a `[javac, java]` request, its
+    /// run step after the warm compiler).
+    pub fn prestarted_ready_for(&self, request: &ExecRequest) -> usize {
+        let mut run = request.clone();
+        if run.steps.len() > 1 && matches!(run.steps[0], Program::Javac { .. }) {
+            run.steps.remove(0);
+        }
+        let Some(key) = prestart_key(&run) else {
+            return 0;
+        };
+        let state = self
+            .inner
+            .prestart
+            .state
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        state.ready.iter().filter(|(k, _)| *k == key).count()
+    }
+
     pub fn slots(&self) -> usize {
         self.inner.config.slots.max(1)
     }
@@ -568,7 +602,7 @@ impl Sandbox {
         };
         let request = crate::javac::CompileRequest { sources, cpu_ms };
         let response: std::io::Result<crate::javac::CompileResponse> =
-            match wire::write_frame(&slot.stdin, &request) {
+            match wire::write_frame(slot.stdin(), &request) {
                 Ok(()) => wire::read_frame(&mut slot.stdout),
                 Err(e) => Err(e),
             };
@@ -791,7 +825,7 @@ impl Sandbox {
         };
         let slot = WarmSlot {
             child,
-            stdin,
+            stdin: Some(stdin),
             stdout,
         };
         match ready {
@@ -816,7 +850,7 @@ impl Sandbox {
             Some(slot) => slot,
             None => self.start_warm_slot()?,
         };
-        let response: std::io::Result<JailResponse> = match wire::write_frame(&slot.stdin, request)
+        let response: std::io::Result<JailResponse> = match wire::write_frame(slot.stdin(), request)
         {
             Ok(()) => wire::read_frame(&mut slot.stdout),
             Err(e) => Err(e),

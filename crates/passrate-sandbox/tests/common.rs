@@ -133,6 +133,7 @@ impl Jail {
             survivors.is_empty(),
             "processes survived the jail: {survivors:?}"
         );
+        let mut next_leaves = std::collections::HashSet::new();
         for base in cgroup_bases(&self.group) {
             let Ok(entries) = std::fs::read_dir(&base) else {
                 continue;
@@ -149,7 +150,13 @@ impl Jail {
                         .split('-')
                         .next()
                         .is_some_and(|pid| std::path::Path::new(&format!("/proc/{pid}")).exists());
-                if e.path().is_dir() && !compiler_alive && !prestart_alive {
+                // And a warm slot's prepared leaf (`<slot pid>-<nanos>-next`), one per slot.
+                let next_of_live_slot = name.ends_with("-next")
+                    && name.split('-').next().is_some_and(|pid| {
+                        std::path::Path::new(&format!("/proc/{pid}")).exists()
+                            && next_leaves.insert(format!("{base}/{pid}"))
+                    });
+                if e.path().is_dir() && !compiler_alive && !prestart_alive && !next_of_live_slot {
                     panic!("cgroup {base}/{name} outlived its jail");
                 }
             }
