@@ -317,7 +317,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     let mut rows = Vec::new();
     for case in cases.iter().skip(1) {
         // Java's fresh path compiles cold each time: fewer executions keep the run short.
-        let total = if case.name.starts_with("java") {
+        let total = if case.name.starts_with("java (") {
             (args.throughput_runs / 4).max(1)
         } else {
             args.throughput_runs
