@@ -70,6 +70,17 @@ public final class PassrateHarness {
     }
 
     private static void run() throws Exception {
+        channel = new FileOutputStream("/proc/self/fd/4");
+        threads = ManagementFactory.getThreadMXBean();
+        if (System.getenv("PASSRATE_PRESTARTED") != null) {
+            // Pre-started by the sandbox (ExecRequest::prestart): load what every execution
+            // uses now, say so with one byte on fd 4 (the sandbox strips it), then block
+            // until the request arrives with the candidate's classes.
+            new Json("{\"a\":[1,\"b\",null,true,1.5]}").parse();
+            threads.getCurrentThreadCpuTime();
+            channel.write('\n');
+            channel.flush();
+        }
         // A read loop, not readAllBytes: JDK 17's readAllBytes seeks, which fails on a pipe.
         ByteArrayOutputStream request = new ByteArrayOutputStream();
         try (InputStream in = new FileInputStream("/proc/self/fd/3")) {
@@ -79,11 +90,9 @@ public final class PassrateHarness {
             }
         }
         byte[] raw = request.toByteArray();
-        channel = new FileOutputStream("/proc/self/fd/4");
         @SuppressWarnings("unchecked")
         Map<String, Object> req = (Map<String, Object>) new Json(new String(raw, StandardCharsets.UTF_8)).parse();
         nonce = (String) req.get("nonce");
-        threads = ManagementFactory.getThreadMXBean();
         send("{\"hello\":{\"runtime\":" + quote("java " + System.getProperty("java.version")) + "}}");
 
         String className = (String) req.get("class");

@@ -60,8 +60,9 @@ function readRequest() {
   return parseJson(data.toString('utf8'));
 }
 
-const req = readRequest();
-const nonce = req.nonce;
+// Set once the request has arrived (see the end of this file).
+let req = null;
+let nonce = null;
 let seq = 0;
 
 function send(payload) {
@@ -392,6 +393,15 @@ async function main() {
   // Leave without running candidate 'exit' handlers or waiting for its timers.
   reallyExit(0);
 }
+
+// Pre-started by the sandbox (ExecRequest::prestart): everything above is loaded; say so with
+// one byte on fd 4 (the sandbox strips it), then block until the request arrives.
+if (process.env.PASSRATE_PRESTARTED !== undefined) {
+  delete process.env.PASSRATE_PRESTARTED;
+  writeSync(4, '\n');
+}
+req = readRequest();
+nonce = req.nonce;
 
 main().catch((e) => {
   try {

@@ -27,6 +27,9 @@ pub(crate) struct Layout {
     pub compile_steps: usize,
     /// The class the harness loads (Java: always set; others: sequence tests' class).
     pub class: Option<String>,
+    /// The files the run step reads before its request (the harness): the sandbox may start
+    /// it ahead of time with only these (`ExecRequest::prestart`).
+    pub prestart: Option<Vec<String>>,
 }
 
 pub(crate) fn file(path: &str, contents: &str) -> InputFile {
@@ -62,6 +65,7 @@ pub(crate) fn layout(
                 candidate_file: "solution.py".to_owned(),
                 compile_steps: 0,
                 class: class.map(str::to_owned),
+                prestart: None,
             }
         }
         Language::Javascript => {
@@ -81,6 +85,7 @@ pub(crate) fn layout(
                 candidate_file: "solution.js".to_owned(),
                 compile_steps: 0,
                 class: class.map(str::to_owned),
+                prestart: Some(vec![JS_HARNESS_FILE.to_owned()]),
             }
         }
         Language::Java => java_layout(source, class, None),
@@ -104,6 +109,9 @@ pub(crate) fn java_layout(
                 Some(p) => format!("{p}.{class}"),
                 None => class.to_owned(),
             };
+            // With the harness prebuilt, the run can be pre-started: its JVM needs only the
+            // harness's classes until the request (and the candidate's classes) arrive.
+            let prestart = prebuilt.map(|classes| classes.iter().map(|f| f.path.clone()).collect());
             let (files, sources) = match prebuilt {
                 Some(classes) => {
                     let mut files = vec![file(&file_name, source)];
@@ -130,6 +138,7 @@ pub(crate) fn java_layout(
                 candidate_file: file_name,
                 compile_steps: 1,
                 class: Some(qualified),
+                prestart,
             }
         }
     }

@@ -310,6 +310,7 @@ impl<E: Fn(&ExecRequest) -> Result<ExecOutcome, SandboxError>> Core<'_, E> {
                     stdin: Vec::new(),
                     channel_input: Vec::new(),
                     limits,
+                    prestart: None,
                 };
                 match (self.exec)(&request) {
                     Ok(out) if out.status == passrate_sandbox::ExecStatus::Ok && !out.truncated => {
@@ -411,6 +412,7 @@ impl<E: Fn(&ExecRequest) -> Result<ExecOutcome, SandboxError>> Core<'_, E> {
             stdin: Vec::new(),
             channel_input: request.to_bytes(),
             limits,
+            prestart: layout.prestart,
         };
         Ok((self.exec)(&exec)?)
     }

@@ -88,6 +88,15 @@ pub struct ExecRequest {
     #[serde(default, with = "crate::wire::bytes")]
     pub channel_input: Vec<u8>,
     pub limits: Limits,
+    /// Opt-in to pre-started execution of a single-step Node or Java run: the input files
+    /// named here are all the program reads before it has read its whole channel input
+    /// (fd 3). The sandbox may then start the program ahead of time in a fresh jail holding
+    /// only these files, and at hand-over write the other files and feed stdin and fd 3.
+    /// The program must write one `\n` on fd 4 once it is ready when `PASSRATE_PRESTARTED`
+    /// is set in its environment (the sandbox strips it). CPU time and wall time are
+    /// measured from the hand-over.
+    #[serde(default)]
+    pub prestart: Option<Vec<String>>,
 }
 
 impl ExecRequest {
@@ -99,6 +108,7 @@ impl ExecRequest {
             stdin: Vec::new(),
             channel_input: Vec::new(),
             limits: Limits::default(),
+            prestart: None,
         }
     }
 }

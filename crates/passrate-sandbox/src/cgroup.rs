@@ -285,6 +285,13 @@ impl ExecCgroup {
         for base in layout.bases() {
             fs_err::create_dir(leaf(base, name))?;
         }
+        cg.set_limits(memory_bytes, pids)?;
+        Ok(cg)
+    }
+
+    /// Writes the memory (no swap) and process limits.
+    pub fn set_limits(&self, memory_bytes: u64, pids: u32) -> io::Result<()> {
+        let (layout, name) = (&self.layout, self.name.as_str());
         let mem = leaf(&layout.memory, name);
         match layout.memory.version {
             Version::V2 => {
@@ -295,16 +302,25 @@ impl ExecCgroup {
                 let _ = fs_err::write(mem.join("memory.oom.group"), "1");
             }
             Version::V1 => {
-                fs_err::write(mem.join("memory.limit_in_bytes"), memory_bytes.to_string())?;
+                let value = memory_bytes.to_string();
+                let limit = mem.join("memory.limit_in_bytes");
                 let memsw = mem.join("memory.memsw.limit_in_bytes");
                 if memsw.exists() {
-                    fs_err::write(memsw, memory_bytes.to_string())?;
+                    // memsw may never be below the limit: lowering both (a prepared leaf
+                    // given a smaller limit) must go memsw first, raising limit first.
+                    if fs_err::write(&limit, &value).is_err() {
+                        fs_err::write(&memsw, &value)?;
+                        fs_err::write(&limit, &value)?;
+                    }
+                    fs_err::write(&memsw, &value)?;
+                } else {
+                    fs_err::write(&limit, &value)?;
                 }
                 let _ = fs_err::write(mem.join("memory.swappiness"), "0");
             }
         }
         fs_err::write(leaf(&layout.pids, name).join("pids.max"), pids.to_string())?;
-        Ok(cg)
+        Ok(())
     }
 
     /// The `cgroup.procs` files a process writes "0" to in order to join every leaf.
@@ -369,6 +385,16 @@ impl ExecCgroup {
             Version::V1 => dir.join("memory.max_usage_in_bytes"),
         };
         fs_err::read_to_string(file).ok()?.trim().parse().ok()
+    }
+
+    /// Makes the peak memory count from now (a pre-started program's hand-over). v1 resets
+    /// `memory.max_usage_in_bytes` to the current usage; v2's `memory.peak` has no global
+    /// reset, so there the peak includes the program's start-up (reported as measured).
+    pub fn reset_peak_memory(&self) {
+        if self.layout.memory.version == Version::V1 {
+            let dir = leaf(&self.layout.memory, &self.name);
+            let _ = fs_err::write(dir.join("memory.max_usage_in_bytes"), "0");
+        }
     }
 
     /// Whether the kernel OOM-killed something in the leaf.

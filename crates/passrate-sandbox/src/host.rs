@@ -47,6 +47,9 @@ pub struct SandboxConfig {
     pub java_compile_server: bool,
     /// Compilations a compiler JVM serves before it is replaced (bounds its caches).
     pub javac_recycle_after: u32,
+    /// Pre-started jails kept ready per kind of execution that opts in
+    /// (`ExecRequest::prestart`); 0 runs those in fresh jails started on demand.
+    pub prestarted: usize,
 }
 
 /// Modules harnesses and typical candidates import; importing them once in the fork server
@@ -96,6 +99,7 @@ impl Default for SandboxConfig {
                 .collect(),
             java_compile_server: true,
             javac_recycle_after: 500,
+            prestarted: std::thread::available_parallelism().map_or(2, |n| n.get()),
         }
     }
 }
@@ -135,20 +139,172 @@ struct Inner {
     warm: Mutex<Vec<WarmSlot>>,
     /// Idle compiler JVMs, with the number of compilations each has served.
     javac: Mutex<Vec<(WarmSlot, u32)>>,
+    /// Pre-started jails, ready for their hand-over, and the starts in flight.
+    prestart: Arc<PrestartPool>,
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        // Starts in flight hold no reference to us; wait for them so that every jail (and
+        // its cgroup leaf) is gone when the sandbox is.
+        self.prestart
+            .closed
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+        let mut state = self
+            .prestart
+            .state
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        while state.starting.values().sum::<usize>() > 0 {
+            state = self
+                .prestart
+                .cond
+                .wait(state)
+                .unwrap_or_else(|e| e.into_inner());
+        }
+        let ready = std::mem::take(&mut state.ready);
+        drop(state);
+        drop(ready);
+    }
+}
+
+/// Pre-started jails by key (the program, its limits and its pre-start files, serialized):
+/// each is used for exactly one execution, then replaced in the background.
+#[derive(Default)]
+struct PrestartPool {
+    state: Mutex<PrestartState>,
+    cond: Condvar,
+    closed: std::sync::atomic::AtomicBool,
+}
+
+#[derive(Default)]
+struct PrestartState {
+    ready: Vec<(String, Prestarted)>,
+    starting: std::collections::HashMap<String, usize>,
+}
+
+/// An idle pre-started jail. Dropped unused, it is told to go (its stdin closes) and waited
+/// for, so it removes its own cgroup leaf.
+struct Prestarted {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    stdout: ChildStdout,
+}
+
+impl Drop for Prestarted {
+    fn drop(&mut self) {
+        drop(self.stdin.take());
+        let _ = self.child.wait();
+    }
+}
+
+/// Keys of the pre-start pool kept at once (a new key evicts the oldest).
+const PRESTART_KEYS: usize = 4;
+
+/// The pool key of a request that may be pre-started, or `None`.
+fn prestart_key(request: &ExecRequest) -> Option<String> {
+    let names = request.prestart.as_ref()?;
+    if request.steps.len() != 1
+        || !matches!(
+            request.steps[0],
+            Program::Node { .. } | Program::Java { .. }
+        )
+    {
+        return None;
+    }
+    let mut files = Vec::new();
+    for name in names {
+        files.push(request.files.iter().find(|f| &f.path == name)?);
+    }
+    // What is fixed when the program starts; CPU, wall and output limits apply from the
+    // hand-over (the jail takes them from the hand-over request).
+    let l = &request.limits;
+    let fixed = (l.memory_bytes, l.heap_bytes, l.pids, l.workdir_bytes);
+    serde_json::to_string(&(&request.steps, fixed, names, files)).ok()
+}
+
+/// The template a pre-started jail is started from: only the pre-start files, no inputs.
+fn prestart_template(request: &ExecRequest) -> ExecRequest {
+    let names = request.prestart.as_deref().unwrap_or_default();
+    ExecRequest {
+        steps: request.steps.clone(),
+        files: request
+            .files
+            .iter()
+            .filter(|f| names.contains(&f.path))
+            .cloned()
+            .collect(),
+        stdin: Vec::new(),
+        channel_input: Vec::new(),
+        limits: request.limits.clone(),
+        prestart: request.prestart.clone(),
+    }
 }
 
 /// A jail process in slot mode and the pipes to it.
 struct WarmSlot {
     child: Child,
-    stdin: ChildStdin,
+    stdin: Option<ChildStdin>,
     stdout: ChildStdout,
+}
+
+impl WarmSlot {
+    fn stdin(&self) -> &ChildStdin {
+        self.stdin.as_ref().expect("open until dropped")
+    }
 }
 
 impl Drop for WarmSlot {
     fn drop(&mut self) {
-        // Closing its stdin ends the slot; kill it anyway so a stuck one cannot linger.
+        // Closing its stdin ends the slot, which then removes its prepared cgroup leaf;
+        // one that does not go within a second is killed (its leaves are then removed at
+        // the next start).
+        drop(self.stdin.take());
+        for _ in 0..1000 {
+            if !matches!(self.child.try_wait(), Ok(None)) {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+/// Starts a jail in pre-start mode and waits for its "ready"; `None` if it failed (the
+/// execution that would have used it runs in a fresh jail instead, which reports errors).
+fn start_prestarted(launcher: &(PathBuf, Vec<String>), request: JailRequest) -> Option<Prestarted> {
+    let (program, args) = launcher;
+    let mut child = Command::new(program)
+        .args(args)
+        .env_clear()
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .ok()?;
+    let stdin = child.stdin.take().expect("piped");
+    let stdout = child.stdout.take().expect("piped");
+    let mut jail = Prestarted {
+        child,
+        stdin: Some(stdin),
+        stdout,
+    };
+    let ready: std::io::Result<Result<(), String>> =
+        match wire::write_frame(jail.stdin.as_ref().expect("set"), &Start::Prestart(request)) {
+            Ok(()) => wire::read_frame(&mut jail.stdout),
+            Err(e) => Err(e),
+        };
+    match ready {
+        Ok(Ok(())) => Some(jail),
+        Ok(Err(message)) => {
+            tracing::warn!("a pre-started jail failed to start: {message}");
+            None
+        }
+        Err(e) => {
+            tracing::warn!("a pre-started jail failed to start: {e}");
+            None
+        }
     }
 }
 
@@ -276,6 +432,7 @@ impl Sandbox {
             cond: Condvar::new(),
         };
         let (warm, javac) = (Mutex::new(Vec::new()), Mutex::new(Vec::new()));
+        let prestart = Arc::new(PrestartPool::default());
         let sandbox = Sandbox {
             inner: Arc::new(Inner {
                 config,
@@ -285,6 +442,7 @@ impl Sandbox {
                 slots,
                 warm,
                 javac,
+                prestart,
             }),
         };
         // A real execution is the only honest probe of namespaces, mounts and seccomp.
@@ -310,6 +468,36 @@ impl Sandbox {
         &self.inner.layout
     }
 
+    /// Idle pre-started jails, ready for a hand-over (all kinds).
+    pub fn prestarted_ready(&self) -> usize {
+        let state = self
+            .inner
+            .prestart
+            .state
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        state.ready.len()
+    }
+
+    /// Idle pre-started jails that could serve `request` (for a `[javac, java]` request, its
+    /// run step after the warm compiler).
+    pub fn prestarted_ready_for(&self, request: &ExecRequest) -> usize {
+        let mut run = request.clone();
+        if run.steps.len() > 1 && matches!(run.steps[0], Program::Javac { .. }) {
+            run.steps.remove(0);
+        }
+        let Some(key) = prestart_key(&run) else {
+            return 0;
+        };
+        let state = self
+            .inner
+            .prestart
+            .state
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        state.ready.iter().filter(|(k, _)| *k == key).count()
+    }
+
     pub fn slots(&self) -> usize {
         self.inner.config.slots.max(1)
     }
@@ -321,6 +509,11 @@ impl Sandbox {
         let _slot = self.inner.slots.acquire();
         if self.inner.config.fork_server && crate::slot::fork_servable(request) {
             return self.execute_warm(request);
+        }
+        if self.inner.config.prestarted > 0
+            && let Some(key) = prestart_key(request)
+        {
+            return self.execute_prestarted(request, key);
         }
         if let Some(Program::Javac { sources }) = request.steps.first()
             && self.inner.config.java_compile_server
@@ -374,7 +567,10 @@ impl Sandbox {
         let mut run = request.clone();
         run.steps.remove(0);
         run.files.extend(compiled.classes);
-        let mut outcome = self.execute_fresh(&run)?;
+        let mut outcome = match prestart_key(&run) {
+            Some(key) if self.inner.config.prestarted > 0 => self.execute_prestarted(&run, key)?,
+            _ => self.execute_fresh(&run)?,
+        };
         outcome.step += 1;
         outcome.cpu_us += compiled.cpu_us;
         outcome.wall_us += compiled.wall_us;
@@ -406,7 +602,7 @@ impl Sandbox {
         };
         let request = crate::javac::CompileRequest { sources, cpu_ms };
         let response: std::io::Result<crate::javac::CompileResponse> =
-            match wire::write_frame(&slot.stdin, &request) {
+            match wire::write_frame(slot.stdin(), &request) {
                 Ok(()) => wire::read_frame(&mut slot.stdout),
                 Err(e) => Err(e),
             };
@@ -483,6 +679,130 @@ impl Sandbox {
         }
     }
 
+    /// Runs `request` in a pre-started jail of its kind when one is ready (else in a fresh
+    /// jail), and starts a replacement in the background either way.
+    fn execute_prestarted(
+        &self,
+        request: &ExecRequest,
+        key: String,
+    ) -> Result<ExecOutcome, SandboxError> {
+        let taken = {
+            let mut state = self
+                .inner
+                .prestart
+                .state
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            let taken = state
+                .ready
+                .iter()
+                .position(|(k, _)| *k == key)
+                .map(|i| state.ready.remove(i).1);
+            let have = state.ready.iter().filter(|(k, _)| *k == key).count()
+                + state.starting.get(&key).copied().unwrap_or(0);
+            let refill = self.inner.config.prestarted.saturating_sub(have);
+            if refill > 0 {
+                *state.starting.entry(key.clone()).or_default() += refill;
+                for _ in 0..refill {
+                    self.refill_in_background(key.clone(), prestart_template(request));
+                }
+            }
+            taken
+        };
+        let Some(mut jail) = taken else {
+            return self.execute_fresh(request);
+        };
+        let stdin = jail.stdin.as_ref().expect("open until dropped");
+        if wire::write_frame(stdin, request).is_err() {
+            // It died idle (before any of this request ran): not the program's doing.
+            drop(jail);
+            return self.execute_fresh(request);
+        }
+        let response: std::io::Result<JailResponse> = wire::read_frame(&mut jail.stdout);
+        drop(jail);
+        match response {
+            Ok(Ok(outcome)) => Ok(outcome),
+            Ok(Err(message)) => Err(SandboxError::Internal(message)),
+            Err(e) => Err(SandboxError::Internal(format!(
+                "the pre-started jail failed: {e}"
+            ))),
+        }
+    }
+
+    /// Starts one pre-started jail on a background thread and adds it to the pool. The
+    /// thread holds no reference to the sandbox while starting; a sandbox dropped meanwhile
+    /// waits for it (see `Drop for Inner`), and the new jail is then shut down unused.
+    fn refill_in_background(&self, key: String, template: ExecRequest) {
+        let pool = Arc::clone(&self.inner.prestart);
+        let jail_request = self.jail_request(&template);
+        let launcher = self.inner.launcher.clone();
+        let spawned = std::thread::Builder::new()
+            .name("passrate-prestart".into())
+            .spawn({
+                let pool = Arc::clone(&pool);
+                let key = key.clone();
+                move || {
+                    let closed = || pool.closed.load(std::sync::atomic::Ordering::SeqCst);
+                    let mut started = if closed() {
+                        None
+                    } else {
+                        start_prestarted(&launcher, jail_request)
+                    };
+                    if closed() {
+                        // Shut down before the count drops: the sandbox's drop waits for it.
+                        started = None;
+                    }
+                    let mut state = pool.state.lock().unwrap_or_else(|e| e.into_inner());
+                    if let Some(n) = state.starting.get_mut(&key) {
+                        *n = n.saturating_sub(1);
+                    }
+                    let mut evicted = Vec::new();
+                    if let Some(jail) = started {
+                        if !state.ready.iter().any(|(k, _)| *k == key) {
+                            let mut keys: Vec<String> = Vec::new();
+                            for (k, _) in &state.ready {
+                                if !keys.contains(k) {
+                                    keys.push(k.clone());
+                                }
+                            }
+                            if keys.len() >= PRESTART_KEYS {
+                                let oldest = keys[0].clone();
+                                let (gone, kept) = std::mem::take(&mut state.ready)
+                                    .into_iter()
+                                    .partition(|(k, _)| *k == oldest);
+                                state.ready = kept;
+                                evicted = gone;
+                            }
+                        }
+                        state.ready.push((key, jail));
+                    }
+                    drop(state);
+                    pool.cond.notify_all();
+                    // Shut down outside the lock: each waits for its jail to clean up.
+                    drop(evicted);
+                }
+            });
+        if spawned.is_err() {
+            let mut state = pool.state.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(n) = state.starting.get_mut(&key) {
+                *n = n.saturating_sub(1);
+            }
+            pool.cond.notify_all();
+        }
+    }
+
+    fn jail_request(&self, exec: &ExecRequest) -> JailRequest {
+        let inner = &self.inner;
+        JailRequest {
+            exec: exec.clone(),
+            runtimes: inner.runtimes.clone(),
+            cgroups: inner.layout.clone(),
+            uid_base: inner.config.uid_base,
+            ro_binds: inner.config.ro_binds.clone(),
+            root_mountpoint: crate::jail::default_root_mountpoint().to_path_buf(),
+        }
+    }
+
     fn start_warm_slot(&self) -> Result<WarmSlot, SandboxError> {
         let inner = &self.inner;
         let request = crate::slot::SlotRequest {
@@ -505,7 +825,7 @@ impl Sandbox {
         };
         let slot = WarmSlot {
             child,
-            stdin,
+            stdin: Some(stdin),
             stdout,
         };
         match ready {
@@ -530,7 +850,7 @@ impl Sandbox {
             Some(slot) => slot,
             None => self.start_warm_slot()?,
         };
-        let response: std::io::Result<JailResponse> = match wire::write_frame(&slot.stdin, request)
+        let response: std::io::Result<JailResponse> = match wire::write_frame(slot.stdin(), request)
         {
             Ok(()) => wire::read_frame(&mut slot.stdout),
             Err(e) => Err(e),

@@ -18,7 +18,7 @@ use std::os::fd::RawFd;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use crate::api::{ExecOutcome, ExecStatus, Limits};
+use crate::api::{ExecOutcome, ExecRequest, ExecStatus, Limits};
 use crate::cgroup::ExecCgroup;
 use crate::mounts::{self, COMPILER_UID, JAIL_UID, RootSpec};
 use crate::runtimes::{self, CLEAN_ENV};
@@ -33,6 +33,7 @@ pub fn jail_main() -> ! {
         Ok(wire::Start::Exec(req)) => run(&req),
         Ok(wire::Start::Slot(req)) => crate::slot::serve(req),
         Ok(wire::Start::Javac(req)) => crate::javac::serve(req),
+        Ok(wire::Start::Prestart(req)) => prestart(&req),
         Err(e) => Err(format!("failed to read the jail request: {e}")),
     };
     let code = match wire::write_frame(io::stdout().lock(), &response) {
@@ -47,11 +48,38 @@ fn run(req: &JailRequest) -> JailResponse {
     let limits = &req.exec.limits;
     let cg = ExecCgroup::create(&req.cgroups, &name, limits.memory_bytes, limits.pids)
         .map_err(|e| format!("failed to create the execution cgroup {name}: {e}"))?;
-    let result = run_in_cgroup(req, &cg);
+    let result = run_in_cgroup(req, &cg, false);
     cg.kill_all();
     let _ = cg.remove();
     result
 }
+
+/// A pre-started execution (`ExecRequest::prestart`): the jail is built and the program
+/// started with only the pre-start files, "ready" goes to the host once the program says it
+/// is ready, then the hand-over (the full request) is read from stdin and run like a fresh
+/// execution, measured from the hand-over. Used exactly once.
+fn prestart(req: &JailRequest) -> JailResponse {
+    let name = format!(
+        "{}-{}{PRESTART_SUFFIX}",
+        std::process::id(),
+        unique_suffix()
+    );
+    let limits = &req.exec.limits;
+    let cg = ExecCgroup::create(&req.cgroups, &name, limits.memory_bytes, limits.pids)
+        .map_err(|e| format!("failed to create the execution cgroup {name}: {e}"));
+    let result = match &cg {
+        Ok(cg) => run_in_cgroup(req, cg, true),
+        Err(e) => Err(e.clone()),
+    };
+    if let Ok(cg) = cg {
+        cg.kill_all();
+        let _ = cg.remove();
+    }
+    result
+}
+
+/// Suffix of the cgroup leaves of pre-started jails (alive while their jail process is).
+pub const PRESTART_SUFFIX: &str = "-prestart";
 
 pub(crate) fn unique_suffix() -> u64 {
     let mut ts: libc::timespec = unsafe { std::mem::zeroed() };
@@ -100,10 +128,13 @@ pub(crate) fn send_error(fd: RawFd, message: &str) {
     let _ = write_all(fd, &bytes[..len]);
 }
 
-fn run_in_cgroup(req: &JailRequest, cg: &ExecCgroup) -> JailResponse {
+fn run_in_cgroup(req: &JailRequest, cg: &ExecCgroup, prestart: bool) -> JailResponse {
     let limits = &req.exec.limits;
     if req.exec.steps.is_empty() {
         return Err("the request has no steps".into());
+    }
+    if prestart && req.exec.steps.len() != 1 {
+        return Err("only single-step executions can be pre-started".into());
     }
     let last = req.exec.steps.len() - 1;
     let mut steps = Vec::new();
@@ -117,17 +148,23 @@ fn run_in_cgroup(req: &JailRequest, cg: &ExecCgroup) -> JailResponse {
                 .map(|a| CString::new(a).map_err(|e| e.to_string()))
                 .collect::<Result<_, _>>()?,
             data_limit: cmd.data_limit,
-            cpu_budget_ms: if i == last {
+            cpu_budget_ms: if prestart {
+                // Lowered at the hand-over (only root of the host could raise it then).
+                limits.cpu_ms.max(PRESTART_CPU_BACKSTOP_MS)
+            } else if i == last {
                 limits.cpu_ms
             } else {
                 limits.setup_cpu_ms
             },
         });
     }
-    let env: Vec<CString> = CLEAN_ENV
+    let mut env: Vec<CString> = CLEAN_ENV
         .iter()
         .map(|e| CString::new(*e).expect("static"))
         .collect();
+    if prestart {
+        env.push(CString::new("PASSRATE_PRESTARTED=1").expect("static"));
+    }
     let filter = crate::seccomp::deny_list_program();
     let procs_fds = cg.open_procs_fds()?;
     if let Err(e) = fs_err::create_dir_all(&req.root_mountpoint) {
@@ -177,7 +214,7 @@ fn run_in_cgroup(req: &JailRequest, cg: &ExecCgroup) -> JailResponse {
             status: pipes.status.1,
         };
         namespace_holder(&supervisor_ends, fds, || {
-            init_main(req, &pipes, &procs_fds, &steps, &env, &filter)
+            init_main(req, &pipes, &procs_fds, &steps, &env, &filter, prestart)
         });
     }
     for fd in procs_fds {
@@ -204,14 +241,21 @@ fn run_in_cgroup(req: &JailRequest, cg: &ExecCgroup) -> JailResponse {
         stdin: pipes.stdin.1,
         chan_in: pipes.chan_in.1,
     };
-    let result = release_holder(
+    let released = release_holder(
         req.uid_base,
         holder,
         pipes.to_parent.0,
         pipes.from_parent.1,
         pipes.status.0,
-    )
-    .and_then(|()| supervise(&req.exec, cg, &io, last, None));
+    );
+    let result = match released {
+        Err(e) => Err(e),
+        Ok(()) if !prestart => supervise(&req.exec, cg, &io, last, None, false),
+        Ok(()) => match hand_over(req, cg, &pipes) {
+            Ok(exec) => supervise(&exec, cg, &io, last, None, true),
+            Err(e) => Err(e),
+        },
+    };
     // Whatever happened, nothing of the jail may outlive this function.
     cg.kill_all();
     let mut status = 0;
@@ -230,6 +274,79 @@ fn run_in_cgroup(req: &JailRequest, cg: &ExecCgroup) -> JailResponse {
     }
     result
 }
+
+/// The pre-start phase on the jail side: waits for the program's ready byte, tells the host,
+/// reads the hand-over request, has init write its other files, and resets the peak memory,
+/// so that what is measured from here on is the candidate's part.
+fn hand_over(req: &JailRequest, cg: &ExecCgroup, pipes: &Pipes) -> Result<ExecRequest, String> {
+    let died = || {
+        read_setup_error(pipes.status.0)
+            .unwrap_or_else(|| "the pre-started program exited before it was ready".into())
+    };
+    // Ready = one '\n' on the channel; EOF means it died. The host may give up on us.
+    let mut fds = [
+        libc::pollfd {
+            fd: pipes.chan_out.0,
+            events: libc::POLLIN,
+            revents: 0,
+        },
+        libc::pollfd {
+            fd: 0,
+            events: libc::POLLIN,
+            revents: 0,
+        },
+    ];
+    let n = unsafe { libc::poll(fds.as_mut_ptr(), 2, PRESTART_READY_MS) };
+    if n == 0 {
+        return Err("the pre-started program was not ready in time".into());
+    }
+    if fds[0].revents == 0 {
+        return Err("the host went away during the pre-start".into());
+    }
+    let mut byte = [0u8; 1];
+    match sys::read_exact(pipes.chan_out.0, &mut byte) {
+        Ok(true) if byte == *b"\n" => {}
+        Ok(true) => return Err("the pre-started program wrote before its hand-over".into()),
+        _ => return Err(died()),
+    }
+    wire::write_frame(io::stdout().lock(), &Ok::<(), String>(()))
+        .map_err(|e| format!("failed to report the pre-start: {e}"))?;
+    let exec: ExecRequest = wire::read_frame(io::stdin().lock())
+        .map_err(|e| format!("no hand-over for the pre-started jail: {e}"))?;
+    let (l, t) = (&exec.limits, &req.exec.limits);
+    if exec.steps != req.exec.steps
+        || (l.memory_bytes, l.heap_bytes, l.pids, l.workdir_bytes)
+            != (t.memory_bytes, t.heap_bytes, t.pids, t.workdir_bytes)
+    {
+        return Err("the hand-over does not match the pre-started program".into());
+    }
+    let preloaded = req.exec.prestart.as_deref().unwrap_or_default();
+    let files: Vec<crate::api::InputFile> = exec
+        .files
+        .iter()
+        .filter(|f| !preloaded.contains(&f.path))
+        .cloned()
+        .collect();
+    {
+        let to_init = std::mem::ManuallyDrop::new(unsafe {
+            <std::fs::File as std::os::fd::FromRawFd>::from_raw_fd(pipes.from_parent.1)
+        });
+        wire::write_frame(&*to_init, &(exec.limits.cpu_ms, files))
+            .map_err(|e| format!("failed to hand the input files to the jail: {e}"))?;
+    }
+    match sys::read_exact(pipes.to_parent.0, &mut byte) {
+        Ok(true) => {}
+        _ => return Err(died()),
+    }
+    cg.reset_peak_memory();
+    Ok(exec)
+}
+
+/// The RLIMIT_CPU a pre-started program starts with, before its hand-over sets the real one.
+const PRESTART_CPU_BACKSTOP_MS: u64 = 600_000;
+
+/// How long a pre-started program may take to become ready.
+const PRESTART_READY_MS: i32 = 30_000;
 
 pub(crate) fn rearm_parent_death(expected_parent: libc::pid_t) {
     unsafe {
@@ -321,6 +438,7 @@ fn init_main(
     steps: &[PreparedStep],
     env: &[CString],
     filter: &[libc::sock_filter],
+    prestart: bool,
 ) -> ! {
     unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) };
     let status_fd = pipes.status.1;
@@ -370,6 +488,43 @@ fn init_main(
         }
         if child == 0 {
             exec_step(step, i == last, pipes, &req.exec.limits, env, filter);
+        }
+        if prestart {
+            // The hand-over: the other input files, written before the program gets its
+            // request (it reads nothing else before). The ack tells the jail to feed it.
+            let from_jail = std::mem::ManuallyDrop::new(unsafe {
+                <std::fs::File as std::os::fd::FromRawFd>::from_raw_fd(pipes.from_parent.0)
+            });
+            let (cpu_ms, files): (u64, Vec<crate::api::InputFile>) =
+                match wire::read_frame(&*from_jail) {
+                    Ok(handover) => handover,
+                    Err(_) => unsafe { libc::_exit(1) },
+                };
+            // The RLIMIT_CPU backstop counts from the process start: lower it (it started
+            // high) to what the program used so far plus this execution's budget.
+            let mut clock: libc::clockid_t = 0;
+            let mut used: libc::timespec = unsafe { std::mem::zeroed() };
+            unsafe {
+                libc::clock_getcpuclockid(child, &mut clock);
+                libc::clock_gettime(clock, &mut used);
+            }
+            let soft = used.tv_sec as u64 + 1 + cpu_ms.div_ceil(1000) + 1;
+            let lim = libc::rlimit {
+                rlim_cur: soft,
+                rlim_max: soft + 1,
+            };
+            if unsafe { libc::prlimit(child, libc::RLIMIT_CPU, &lim, std::ptr::null_mut()) } != 0 {
+                fail(format!(
+                    "failed to set the CPU backstop: {}",
+                    io::Error::last_os_error()
+                ));
+            }
+            if let Err(e) = mounts::write_inputs(&files) {
+                fail(format!("failed to write the input files: {e}"));
+            }
+            if write_all(pipes.to_parent.1, b"f").is_err() {
+                unsafe { libc::_exit(1) };
+            }
         }
         let mut status = 0;
         loop {
@@ -588,6 +743,7 @@ pub(crate) fn supervise(
     io: &IoFds,
     last: usize,
     slot_seq: Option<u32>,
+    handed_over: bool,
 ) -> JailResponse {
     let limits = &exec.limits;
     for fd in [
@@ -636,6 +792,10 @@ pub(crate) fn supervise(
     let mut status_open = true;
     let mut init_pid: Option<libc::pid_t> = None;
     let mut current: Option<(usize, Instant, u64)> = None; // step, wall start, cpu start
+    if handed_over {
+        // A pre-started step: its start-up is not the candidate's; time runs from now.
+        current = Some((last, Instant::now(), cg.cpu_us().unwrap_or(0)));
+    }
     let mut ended: Option<(usize, i32)> = None;
     let mut cpu_total = 0u64;
     let mut wall_total = Duration::ZERO;
@@ -766,6 +926,7 @@ pub(crate) fn supervise(
                 }
                 match kind {
                     MSG_INIT_PID => init_pid = Some(value),
+                    MSG_STEP_START if handed_over => {}
                     MSG_STEP_START => {
                         current = Some((step, Instant::now(), cg.cpu_us().unwrap_or(0)))
                     }

@@ -12,7 +12,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use crate::api::{ExecRequest, Program};
+use crate::api::{ExecRequest, Limits, Program};
 use crate::cgroup::{ExecCgroup, Layout};
 use crate::jail::{self, HolderFds, IoFds};
 use crate::mounts::{self, RootSpec};
@@ -57,16 +57,19 @@ pub fn serve(req: SlotRequest) -> ! {
     loop {
         let exec: ExecRequest = match wire::read_frame(io::stdin().lock()) {
             Ok(exec) => exec,
-            Err(_) => std::process::exit(0),
+            Err(_) => slot.exit(0),
         };
         let response = slot.execute(&exec);
         let failed = response.is_err();
         if wire::write_frame(io::stdout().lock(), &response).is_err() || failed {
             // Everything below dies with us (parent-death signals, then the pid namespace).
-            std::process::exit(if failed { 2 } else { 1 });
+            slot.exit(if failed { 2 } else { 1 });
         }
     }
 }
+
+/// Suffix of a slot's prepared leaf: created ahead of its execution, alive with its slot.
+pub const NEXT_SUFFIX: &str = "-next";
 
 struct Slot {
     sock: RawFd,
@@ -74,6 +77,9 @@ struct Slot {
     seq: u32,
     layout: Layout,
     slot_pid: u32,
+    /// The next execution's fresh leaf, with the limits written into it; the fork server's
+    /// spare child has joined it (or is joining) and nothing else ever ran in it.
+    next: Option<(ExecCgroup, u64, u32)>,
 }
 
 fn filter_bytes() -> String {
@@ -168,13 +174,51 @@ impl Slot {
                 return Err(format!("the Python fork server did not start: {detail}"));
             }
         }
-        Ok(Slot {
+        let mut slot = Slot {
             sock: sup,
             status: status.0,
             seq: 0,
             layout: req.cgroups.clone(),
             slot_pid: std::process::id(),
-        })
+            next: None,
+        };
+        let defaults = Limits::default();
+        let fds = slot.prepare_next(defaults.memory_bytes, defaults.pids)?;
+        let body = br#"{"prepare":true}"#;
+        let sent = send_with_fds(slot.sock, &(body.len() as u32).to_le_bytes(), &fds)
+            .and_then(|()| write_all(slot.sock, body));
+        for fd in fds {
+            close(fd);
+        }
+        sent.map_err(|e| format!("failed to prepare the fork server: {e}"))?;
+        Ok(slot)
+    }
+
+    /// Creates the next execution's leaf with these limits (the current request's: the
+    /// next one usually has the same) and opens its procs files for the spare child.
+    fn prepare_next(&mut self, memory_bytes: u64, pids: u32) -> Result<Vec<RawFd>, String> {
+        let name = format!("{}-{}{NEXT_SUFFIX}", self.slot_pid, jail::unique_suffix());
+        let cg = ExecCgroup::create(&self.layout, &name, memory_bytes, pids)
+            .map_err(|e| format!("failed to create the execution cgroup {name}: {e}"))?;
+        match cg.open_procs_fds() {
+            Ok(fds) => {
+                self.next = Some((cg, memory_bytes, pids));
+                Ok(fds)
+            }
+            Err(e) => {
+                let _ = cg.remove();
+                Err(e)
+            }
+        }
+    }
+
+    /// Ends the slot jail process, removing the prepared leaf first (its spare child dies).
+    fn exit(&mut self, code: i32) -> ! {
+        if let Some((cg, _, _)) = self.next.take() {
+            cg.kill_all();
+            let _ = cg.remove();
+        }
+        std::process::exit(code)
     }
 
     fn execute(&mut self, exec: &ExecRequest) -> JailResponse {
@@ -185,10 +229,21 @@ impl Slot {
         };
         self.seq = self.seq.wrapping_add(1);
         let limits = &exec.limits;
-        let name = format!("{}-{}", self.slot_pid, jail::unique_suffix());
-        let cg = ExecCgroup::create(&self.layout, &name, limits.memory_bytes, limits.pids)
-            .map_err(|e| format!("failed to create the execution cgroup {name}: {e}"))?;
-        let result = self.execute_in(exec, script, args, &cg);
+        let (cg, memory, pids) = self
+            .next
+            .take()
+            .ok_or("the slot has no prepared cgroup leaf")?;
+        if (memory, pids) != (limits.memory_bytes, limits.pids)
+            && let Err(e) = cg.set_limits(limits.memory_bytes, limits.pids)
+        {
+            cg.kill_all();
+            let _ = cg.remove();
+            return Err(format!("failed to set the execution's cgroup limits: {e}"));
+        }
+        let result = match self.prepare_next(limits.memory_bytes, limits.pids) {
+            Ok(next_fds) => self.execute_in(exec, script, args, &cg, next_fds),
+            Err(e) => Err(e),
+        };
         cg.kill_all();
         let _ = cg.remove();
         result
@@ -200,17 +255,29 @@ impl Slot {
         script: &str,
         args: &[String],
         cg: &ExecCgroup,
+        next_fds: Vec<RawFd>,
     ) -> JailResponse {
         let limits = &exec.limits;
-        let mut child_fds = cg.open_procs_fds()?;
-        let nprocs = child_fds.len();
-        let p = || sys::pipe().map_err(|e| format!("failed to create a pipe: {e}"));
-        let (stdin, stdout, stderr, chan_in, chan_out) = (p()?, p()?, p()?, p()?, p()?);
+        let next = next_fds.len();
+        let mut child_fds = Vec::with_capacity(5 + next);
+        let pipes = (0..5)
+            .map(|_| sys::pipe().map_err(|e| format!("failed to create a pipe: {e}")))
+            .collect::<Result<Vec<_>, _>>();
+        let pipes = match pipes {
+            Ok(p) => p,
+            Err(e) => {
+                next_fds.into_iter().for_each(close);
+                return Err(e);
+            }
+        };
+        let (stdin, stdout, stderr, chan_in, chan_out) =
+            (pipes[0], pipes[1], pipes[2], pipes[3], pipes[4]);
         for fd in [stdin.0, stdout.1, stderr.1, chan_in.0, chan_out.1] {
             // Reopening through /proc/self/fd checks the pipe inode's (host root) owner.
             unsafe { libc::fchmod(fd, 0o666) };
             child_fds.push(fd);
         }
+        child_fds.extend(next_fds);
         let files: Vec<serde_json::Value> = exec
             .files
             .iter()
@@ -225,7 +292,8 @@ impl Slot {
             .collect();
         let request = serde_json::json!({
             "seq": self.seq,
-            "nprocs": nprocs,
+            "nprocs": 0,
+            "next": next,
             "script": script,
             "args": args,
             "files": files,
@@ -257,7 +325,7 @@ impl Slot {
             stdin: stdin.1,
             chan_in: chan_in.1,
         };
-        let result = jail::supervise(exec, cg, &io, 0, Some(self.seq));
+        let result = jail::supervise(exec, cg, &io, 0, Some(self.seq), false);
         // supervise made the socket non-blocking; the next request is written blocking.
         let flags = unsafe { libc::fcntl(self.sock, libc::F_GETFL) };
         unsafe { libc::fcntl(self.sock, libc::F_SETFL, flags & !libc::O_NONBLOCK) };

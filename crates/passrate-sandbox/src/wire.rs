@@ -35,6 +35,9 @@ pub enum Start {
     Exec(JailRequest),
     Slot(crate::slot::SlotRequest),
     Javac(crate::javac::JavacSlotRequest),
+    /// Pre-start one execution (`ExecRequest::prestart`), answer "ready", then run the
+    /// hand-over request that follows.
+    Prestart(JailRequest),
 }
 
 pub fn write_frame<W: Write, T: Serialize>(mut w: W, value: &T) -> io::Result<()> {

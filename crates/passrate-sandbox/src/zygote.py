@@ -1,15 +1,23 @@
 # passrate's Python fork server: pid 2 of a warm sandbox slot, running as the slot's user
-# namespace root. It imports what harnesses use once, then forks one child per execution.
-# Each child gets the same isolation as a fresh jail before any candidate code runs: it
-# joins the execution's cgroup leaf, unshares mount/IPC/cgroup namespaces, mounts a fresh
-# /tmp and /dev/shm, drops to uid 1000 with rlimits, no_new_privs and the seccomp filter.
-# The zygote itself never runs candidate code. Protocol (fd 3, a unix stream socket):
-#   supervisor -> zygote: u32 length + JSON request, the descriptors attached (SCM_RIGHTS)
+# namespace root. It imports what harnesses use once, then serves executions with one
+# child each. A child is forked one execution ahead (the "spare") and joins the cgroup leaf
+# the supervisor created for the next execution while the current one runs: joining by
+# writing cgroup.procs waits for an RCU grace period (~10 ms on a loaded host), too slow for
+# the critical path. The spare does nothing else until its execution arrives; then, before
+# any candidate code runs, it gets the same isolation as a fresh jail: it unshares
+# mount/IPC/cgroup namespaces, mounts a fresh /tmp and /dev/shm, drops to uid 1000 with
+# rlimits, no_new_privs and the seccomp filter. The zygote itself never runs candidate code.
+# Protocol (fd 3, a unix stream socket):
+#   supervisor -> zygote: u32 length + JSON message, the descriptors attached (SCM_RIGHTS):
+#     {"prepare": n}: n cgroup.procs descriptors of the next leaf (the first spare);
+#     an execution: its five stdio/channel descriptors, then the next leaf's ("next": n).
 #   zygote -> supervisor: 12-byte records <kind u32, seq u32, value i32> (+ text for errors)
 import ctypes
 import fcntl
+import gc
 import json
 import os
+import pkgutil  # runpy.run_path imports it on first use: ~2 ms per child otherwise
 import resource
 import runpy
 import signal
@@ -136,39 +144,96 @@ def child(sock, req, fds):
     os._exit(code)
 
 
+def recv_message(sock):
+    head, fds, _, _ = socket.recv_fds(sock, 4, 64)
+    if not head:
+        raise EOFError
+    head += recv_exact(sock, 4 - len(head))
+    (length,) = struct.unpack("<I", head)
+    return json.loads(recv_exact(sock, length)), fds
+
+
+def fork_spare(sock, procs_fds):
+    # Returns (pid, socket to it). The spare joins the leaf, says "J", waits for its
+    # execution (or EOF: not needed), then becomes that execution's child.
+    ours, theirs = socket.socketpair()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        seq = 0
+        try:
+            ours.close()
+            libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+            for fd in procs_fds:
+                os.write(fd, b"0")
+                os.close(fd)
+            theirs.sendall(b"J")
+            req, fds = recv_message(theirs)
+            theirs.close()
+            seq = req["seq"]
+            child(sock, req, fds)
+        except EOFError:
+            os._exit(0)
+        except BaseException as e:
+            msg = ("passrate fork server: %s" % e).encode()[:4096]
+            try:
+                record(sock, SETUP_ERROR, seq, len(msg), msg)
+            finally:
+                os._exit(1)
+    theirs.close()
+    for fd in procs_fds:
+        os.close(fd)
+    return pid, ours
+
+
 def main():
     libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
     # Children dup2 their pipes onto 0-4: keep the channel far above them.
     moved = fcntl.fcntl(3, fcntl.F_DUPFD_CLOEXEC, 100)
     os.close(3)
     sock = socket.socket(fileno=moved)
+    # Objects of the zygote are never collected in a child: a collection there would touch
+    # (and copy) every page the zygote shares with it.
+    gc.collect()
+    gc.freeze()
     record(sock, READY, 0, 0)
+    spare = None
     while True:
         try:
-            head, fds, _, _ = socket.recv_fds(sock, 4, 64)
-            if not head:
-                return
-            head += recv_exact(sock, 4 - len(head))
-            (length,) = struct.unpack("<I", head)
-            req = json.loads(recv_exact(sock, length))
+            req, fds = recv_message(sock)
         except EOFError:
             return
-        sys.stdout.flush()
-        sys.stderr.flush()
-        pid = os.fork()
-        if pid == 0:
-            try:
-                child(sock, req, fds)
-            except BaseException as e:
-                msg = ("passrate fork server: %s" % e).encode()[:4096]
-                try:
-                    record(sock, SETUP_ERROR, req["seq"], len(msg), msg)
-                finally:
-                    os._exit(1)
-        for fd in fds:
+        if "prepare" in req:
+            if spare is None:
+                spare = fork_spare(sock, fds)
+            else:
+                for fd in fds:
+                    os.close(fd)
+            continue
+        seq = req["seq"]
+        own, nxt = fds[:5], fds[5:]
+        pid, to_spare = spare if spare is not None else (None, None)
+        spare = None
+        joined = to_spare is not None and to_spare.recv(1) == b"J"
+        if joined:
+            body = json.dumps(req).encode()
+            socket.send_fds(to_spare, [struct.pack("<I", len(body)) + body], own)
+        if to_spare is not None:
+            to_spare.close()
+        for fd in own:
             os.close(fd)
+        # The next execution's child joins its leaf while this one runs.
+        if nxt:
+            spare = fork_spare(sock, nxt)
+        if not joined:
+            if pid is not None:
+                os.waitpid(pid, 0)
+            msg = b"passrate fork server: the pre-forked child did not join its cgroup"
+            record(sock, SETUP_ERROR, seq, len(msg), msg)
+            continue
         _, status = os.waitpid(pid, 0)
-        record(sock, STEP_END, req["seq"], status)
+        record(sock, STEP_END, seq, status)
 
 
 main()

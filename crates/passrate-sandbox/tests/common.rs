@@ -123,11 +123,17 @@ impl Jail {
     /// running as the namespace's root uid between executions, by design.)
     pub fn assert_nothing_survives(&self) {
         let uids = [self.uid_base + 1000];
-        let survivors = processes_with_uids(&uids);
+        // Idle pre-started jails run the harness as the candidate's uid, by design, in
+        // their own "-prestart" leaf; nothing of a finished execution may.
+        let survivors: Vec<String> = processes_with_uids(&uids)
+            .into_iter()
+            .filter(|p| !in_idle_prestart_leaf(p))
+            .collect();
         assert!(
             survivors.is_empty(),
             "processes survived the jail: {survivors:?}"
         );
+        let mut next_leaves = std::collections::HashSet::new();
         for base in cgroup_bases(&self.group) {
             let Ok(entries) = std::fs::read_dir(&base) else {
                 continue;
@@ -138,12 +144,42 @@ impl Jail {
                 let compiler_alive = name
                     .strip_suffix("-javac")
                     .is_some_and(|pid| std::path::Path::new(&format!("/proc/{pid}")).exists());
-                if e.path().is_dir() && !compiler_alive {
+                // So does an idle pre-started jail's leaf (`<jail pid>-<nanos>-prestart`).
+                let prestart_alive = name.ends_with("-prestart")
+                    && name
+                        .split('-')
+                        .next()
+                        .is_some_and(|pid| std::path::Path::new(&format!("/proc/{pid}")).exists());
+                // And a warm slot's prepared leaf (`<slot pid>-<nanos>-next`), one per slot.
+                let next_of_live_slot = name.ends_with("-next")
+                    && name.split('-').next().is_some_and(|pid| {
+                        std::path::Path::new(&format!("/proc/{pid}")).exists()
+                            && next_leaves.insert(format!("{base}/{pid}"))
+                    });
+                if e.path().is_dir() && !compiler_alive && !prestart_alive && !next_of_live_slot {
                     panic!("cgroup {base}/{name} outlived its jail");
                 }
             }
         }
     }
+}
+
+/// Whether a process ("pid comm" from [`processes_with_uids`]) sits in the leaf of a
+/// pre-started jail whose jail process is alive (that is, one not handed over yet or
+/// still running its execution).
+fn in_idle_prestart_leaf(process: &str) -> bool {
+    let pid = process.split_whitespace().next().unwrap_or("");
+    let Ok(cgroups) = fs_err::read_to_string(format!("/proc/{pid}/cgroup")) else {
+        return false;
+    };
+    cgroups.lines().any(|l| {
+        let leaf = l.rsplit('/').next().unwrap_or("");
+        leaf.ends_with("-prestart")
+            && leaf
+                .split('-')
+                .next()
+                .is_some_and(|jail| std::path::Path::new(&format!("/proc/{jail}")).exists())
+    })
 }
 
 pub fn python_request(code: &str) -> ExecRequest {

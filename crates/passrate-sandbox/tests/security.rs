@@ -497,10 +497,10 @@ fn supervisor_killed_mid_run_leaves_nothing() {
             .map(|d| d.flatten().filter(|e| e.path().is_dir()).count())
             .unwrap_or(0)
     };
-    assert_eq!(
-        leftovers(&group),
-        1,
-        "the killed jail's cgroup should still be there"
+    // Its execution's leaf, and a warm slot's prepared leaf for the next execution.
+    assert!(
+        (1..=2).contains(&leftovers(&group)),
+        "the killed jail's cgroups should still be there"
     );
     let again = common::jail_in_group(CgroupPreference::Auto, 1, base, group.clone());
     assert_eq!(leftovers(&group), 0);
@@ -565,4 +565,45 @@ fn a_crashing_candidate_does_not_break_its_slot() {
     assert_eq!(crash.signal, Some(libc::SIGSEGV), "{crash:?}");
     let next = j.python("print('still fine')");
     assert_eq!(stdout(&next).trim(), "still fine");
+}
+
+#[test]
+fn a_warm_execution_counts_nothing_of_the_previous_one() {
+    // The leaf of the next execution is created, and joined by the fork server's spare
+    // child, while the previous execution runs: its CPU time and peak memory must not show.
+    let j = common::jail_with(CgroupPreference::Auto, 1);
+    let heavy = j.python(
+        "import time\nb = bytearray(20 << 20)\nt = time.process_time()\nwhile time.process_time() - t < 0.3: pass\n",
+    );
+    assert_eq!(heavy.status, ExecStatus::Ok, "{heavy:?}");
+    assert!(heavy.cpu_us >= 300_000, "{heavy:?}");
+    let light = j.python("print('light')");
+    assert_eq!(stdout(&light).trim(), "light");
+    assert!(light.cpu_us < 200_000, "CPU carried over: {light:?}");
+    if let (Some(h), Some(l)) = (heavy.peak_memory_bytes, light.peak_memory_bytes) {
+        assert!(l + (15 << 20) < h, "peak memory carried over: {l} vs {h}");
+    }
+}
+
+#[test]
+fn a_warm_execution_gets_its_own_limits_not_the_previous_ones() {
+    // The prepared leaf carries the previous request's limits until the next request
+    // arrives; a smaller memory or process limit must still bind.
+    let j = common::jail_with(CgroupPreference::Auto, 1);
+    let first = j.python("print('default limits')");
+    assert_eq!(first.status, ExecStatus::Ok);
+    let mut small = common::python_request(
+        "b = bytearray(100 << 20)\nb[::4096] = b'x' * len(b[::4096])\nprint('allocated')\n",
+    );
+    small.limits.memory_bytes = 48 << 20;
+    small.limits.heap_bytes = 512 << 20;
+    let out = j.run(&small);
+    assert_eq!(out.status, ExecStatus::MemoryLimit, "{out:?}");
+    let mut few = common::python_request(
+        "import os\nn = 0\ntry:\n    for _ in range(20):\n        if os.fork() == 0:\n            import time; time.sleep(5); os._exit(0)\n        n += 1\nexcept OSError:\n    pass\nprint(n)\n",
+    );
+    few.limits.pids = 4;
+    let out = j.run(&few);
+    let forked: u32 = stdout(&out).trim().parse().unwrap_or(99);
+    assert!(forked < 4, "the process limit did not bind: {out:?}");
 }

@@ -52,6 +52,10 @@ pub struct Args {
     /// One JSON object per line instead of markdown tables.
     #[arg(long)]
     json: bool,
+    /// Run JavaScript and Java in jails started on demand instead of pre-started ones
+    /// (to compare the two under the same load).
+    #[arg(long)]
+    no_prestart: bool,
 }
 
 /// HumanEvalPack's JavaScript/162 imports the npm package `js-md5`, absent from the sandbox.
@@ -506,7 +510,11 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         Some(d) => d.clone(),
         None => default_cache_dir()?,
     };
-    let sandbox = Sandbox::new(SandboxConfig::default())?;
+    let mut config = SandboxConfig::default();
+    if args.no_prestart {
+        config.prestarted = 0;
+    }
+    let sandbox = Sandbox::new(config)?;
     let slots = sandbox.slots();
     let runner = Runner::new(sandbox.clone(), RunnerOptions::default());
     // HumanEval+ runs up to ~1,000 inputs per execution, some of them large: the CPU cap and

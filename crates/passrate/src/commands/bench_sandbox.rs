@@ -1,7 +1,11 @@
 //! `passrate bench sandbox`: per language, the same program as a bare process, in a fresh
-//! jail, and through the warm paths (Python fork server, warm Java compiler), measured
-//! interleaved in one run (medians), plus executions per second with one slot and with every
-//! slot.
+//! jail, and through the warm paths (Python fork server; pre-started jails for Node and for
+//! Java runs, after the warm Java compiler), measured interleaved in one run (medians), plus
+//! executions per second with one slot and with every slot.
+//!
+//! The Node and Java programs are tiny launchers that load the program named on stdin, as
+//! the runner's harnesses do with the candidate: a pre-started jail has the launcher running
+//! and ready, and gets the program's files and its stdin at hand-over.
 
 use std::path::Path;
 use std::process::Command;
@@ -27,12 +31,83 @@ pub struct Args {
 
 struct Case {
     name: &'static str,
-    files: Vec<(&'static str, &'static str)>,
+    files: Vec<(String, Vec<u8>)>,
     steps: Vec<Program>,
+    /// Given on stdin (the launchers read the program's name there).
+    stdin: &'static str,
+    /// Files the launcher needs before its hand-over (`ExecRequest::prestart`).
+    prestart: Option<Vec<String>>,
 }
 
-fn cases() -> Vec<Case> {
-    vec![
+const NODE_LAUNCHER: &str = "const fs = require('fs');\n\
+if (process.env.PASSRATE_PRESTARTED !== undefined) fs.writeSync(4, '\\n');\n\
+require(require('path').resolve(fs.readFileSync(0, 'utf8').trim()));\n";
+
+const JAVA_LAUNCHER: &str = "import java.io.*;\n\
+public class Launch {\n\
+    public static void main(String[] a) throws Exception {\n\
+        if (System.getenv(\"PASSRATE_PRESTARTED\") != null) {\n\
+            try (OutputStream o = new FileOutputStream(\"/proc/self/fd/4\")) { o.write('\\n'); }\n\
+        }\n\
+        String name = new String(System.in.readAllBytes()).trim();\n\
+        Class.forName(name).getMethod(\"main\", String[].class).invoke(null, (Object) new String[0]);\n\
+    }\n\
+}\n";
+
+const JAVA_HELLO: &str = "public class Hello { public static void main(String[] a) { System.out.println(\"hello\"); } }\n";
+
+fn text(path: &str, contents: &str) -> (String, Vec<u8>) {
+    (path.to_owned(), contents.as_bytes().to_vec())
+}
+
+/// Compiles the Java launcher once through the sandbox; its class files come back as hex.
+fn java_launcher_classes(sandbox: &Sandbox) -> anyhow::Result<Vec<(String, Vec<u8>)>> {
+    let mut req = ExecRequest::single(Program::Javac {
+        sources: vec!["Launch.java".into()],
+    });
+    req.steps.push(Program::Exec {
+        path: "/bin/sh".into(),
+        args: vec![
+            "-c".into(),
+            "for f in *.class; do echo \"$f\"; od -An -v -tx1 \"$f\" | tr -d ' \\n'; echo; done"
+                .into(),
+        ],
+    });
+    req.files.push(InputFile {
+        path: "Launch.java".into(),
+        contents: JAVA_LAUNCHER.as_bytes().to_vec(),
+        executable: false,
+    });
+    let out = sandbox.execute_fresh_jail(&req)?;
+    anyhow::ensure!(
+        out.status == ExecStatus::Ok,
+        "compiling the Java launcher ended {:?}: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let dump = String::from_utf8(out.stdout)?;
+    let lines: Vec<&str> = dump.lines().collect();
+    let mut classes = Vec::new();
+    for pair in lines.chunks(2) {
+        let [name, hex] = pair else {
+            anyhow::bail!("odd class dump")
+        };
+        let bytes = (0..hex.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&hex[i..i + 2], 16))
+            .collect::<Result<Vec<u8>, _>>()?;
+        classes.push(((*name).to_owned(), bytes));
+    }
+    anyhow::ensure!(!classes.is_empty(), "no launcher classes");
+    Ok(classes)
+}
+
+fn cases(sandbox: &Sandbox) -> anyhow::Result<Vec<Case>> {
+    let launcher = java_launcher_classes(sandbox)?;
+    let launcher_names: Vec<String> = launcher.iter().map(|(p, _)| p.clone()).collect();
+    let mut java_files = vec![text("Hello.java", JAVA_HELLO)];
+    java_files.extend(launcher);
+    Ok(vec![
         Case {
             name: "exec /bin/true",
             files: vec![],
@@ -40,40 +115,48 @@ fn cases() -> Vec<Case> {
                 path: "/bin/true".into(),
                 args: vec![],
             }],
+            stdin: "",
+            prestart: None,
         },
         Case {
             name: "python",
-            files: vec![("main.py", "print('hello')\n")],
+            files: vec![text("main.py", "print('hello')\n")],
             steps: vec![Program::Python {
                 script: "main.py".into(),
                 args: vec![],
             }],
+            stdin: "",
+            prestart: None,
         },
         Case {
             name: "javascript",
-            files: vec![("main.js", "console.log('hello');\n")],
+            files: vec![
+                text("launch.js", NODE_LAUNCHER),
+                text("main.js", "console.log('hello');\n"),
+            ],
             steps: vec![Program::Node {
-                script: "main.js".into(),
+                script: "launch.js".into(),
                 args: vec![],
             }],
+            stdin: "main.js",
+            prestart: Some(vec!["launch.js".into()]),
         },
         Case {
             name: "java (javac + java)",
-            files: vec![(
-                "Hello.java",
-                "public class Hello { public static void main(String[] a) { System.out.println(\"hello\"); } }\n",
-            )],
+            files: java_files,
             steps: vec![
                 Program::Javac {
                     sources: vec!["Hello.java".into()],
                 },
                 Program::Java {
-                    main_class: "Hello".into(),
+                    main_class: "Launch".into(),
                     args: vec![],
                 },
             ],
+            stdin: "Hello",
+            prestart: Some(launcher_names),
         },
-    ]
+    ])
 }
 
 fn request(case: &Case) -> ExecRequest {
@@ -83,11 +166,13 @@ fn request(case: &Case) -> ExecRequest {
         .files
         .iter()
         .map(|(p, c)| InputFile {
-            path: (*p).into(),
-            contents: c.as_bytes().to_vec(),
+            path: p.clone(),
+            contents: c.clone(),
             executable: false,
         })
         .collect();
+    req.stdin = case.stdin.as_bytes().to_vec();
+    req.prestart = case.prestart.clone();
     req
 }
 
@@ -100,21 +185,40 @@ fn run_bare(case: &Case, sandbox: &Sandbox, dir: &Path) -> anyhow::Result<Durati
     let start = Instant::now();
     for step in &case.steps {
         let cmd = command_line(step, &limits, sandbox.runtimes()).map_err(anyhow::Error::msg)?;
-        let status = Command::new(&cmd.exe)
+        let mut child = Command::new(&cmd.exe)
             .args(&cmd.argv[1..])
             .current_dir(dir)
             .env_clear()
             .envs(CLEAN_ENV.iter().filter_map(|kv| kv.split_once('=')))
+            .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::null())
-            .status()
+            .spawn()
             .with_context(|| format!("failed to run {}", cmd.exe.display()))?;
+        if let Some(mut stdin) = child.stdin.take() {
+            use std::io::Write;
+            stdin.write_all(case.stdin.as_bytes())?;
+        }
+        let status = child.wait()?;
         anyhow::ensure!(status.success(), "bare {} failed: {status}", case.name);
     }
     Ok(start.elapsed())
 }
 
-fn run_jail(case: &Case, sandbox: &Sandbox, warm: bool) -> anyhow::Result<Duration> {
+fn run_jail(
+    case: &Case,
+    sandbox: &Sandbox,
+    warm: bool,
+    wait_prestart: bool,
+) -> anyhow::Result<Duration> {
     let req = request(case);
+    if warm && wait_prestart && req.prestart.is_some() {
+        // Measure the pre-started path, not the start of its pool: wait (untimed) until a
+        // replacement is ready, as it is whenever executions are not back to back.
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while sandbox.prestarted_ready_for(&req) == 0 && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
     let start = Instant::now();
     let out = if warm {
         sandbox.execute(&req)?
@@ -156,7 +260,7 @@ fn throughput(
             .map(|t| {
                 scope.spawn(move || -> anyhow::Result<()> {
                     for _ in (t..total).step_by(threads) {
-                        run_jail(case, sandbox, warm)?;
+                        run_jail(case, sandbox, warm, false)?;
                     }
                     Ok(())
                 })
@@ -175,22 +279,24 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     let sandbox = Sandbox::new(SandboxConfig::default())?;
     let dir = tempfile_dir()?;
     let slots = sandbox.slots();
+    let cases = cases(&sandbox)?;
     if !args.json {
         println!(
             "| program | bare process | fresh jail | warm path | fresh − bare | warm / bare | fresh / warm |"
         );
         println!("|---|---:|---:|---:|---:|---:|---:|");
     }
-    for case in cases() {
-        // Warm the page cache, the JVM's class-data archive, the slots and the compiler.
-        run_bare(&case, &sandbox, &dir)?;
-        run_jail(&case, &sandbox, false)?;
-        run_jail(&case, &sandbox, true)?;
+    for case in &cases {
+        // Warm the page cache, the JVM's class-data archive, the slots, the compiler and the
+        // pre-start pool.
+        run_bare(case, &sandbox, &dir)?;
+        run_jail(case, &sandbox, false, true)?;
+        run_jail(case, &sandbox, true, true)?;
         let (mut bare, mut fresh, mut warm) = (Vec::new(), Vec::new(), Vec::new());
         for _ in 0..args.runs {
-            bare.push(run_bare(&case, &sandbox, &dir)?);
-            fresh.push(run_jail(&case, &sandbox, false)?);
-            warm.push(run_jail(&case, &sandbox, true)?);
+            bare.push(run_bare(case, &sandbox, &dir)?);
+            fresh.push(run_jail(case, &sandbox, false, true)?);
+            warm.push(run_jail(case, &sandbox, true, true)?);
         }
         let (b, f, w) = (median(bare), median(fresh), median(warm));
         if args.json {
@@ -208,26 +314,33 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             );
         }
     }
-    let py = &cases()[1];
     let mut rows = Vec::new();
-    for (label, warm) in [("fresh jail", false), ("warm slot (fork server)", true)] {
-        let one = throughput(&sandbox, py, 1, args.throughput_runs, warm)?;
-        let all = throughput(&sandbox, py, slots, args.throughput_runs, warm)?;
-        rows.push((label, one, all));
+    for case in cases.iter().skip(1) {
+        // Java's fresh path compiles cold each time: fewer executions keep the run short.
+        let total = if case.name.starts_with("java (") {
+            (args.throughput_runs / 4).max(1)
+        } else {
+            args.throughput_runs
+        };
+        for (path, warm) in [("fresh jail", false), ("warm path", true)] {
+            let one = throughput(&sandbox, case, 1, total, warm)?;
+            let all = throughput(&sandbox, case, slots, total, warm)?;
+            rows.push((case.name, path, total, one, all));
+        }
     }
     if args.json {
-        for (label, one, all) in &rows {
+        for (program, path, total, one, all) in &rows {
             println!(
                 "{}",
-                serde_json::json!({"figure": "python_executions_per_second", "path": label, "executions": args.throughput_runs, "one_slot": one, "slots": slots, "all_slots": all})
+                serde_json::json!({"figure": "executions_per_second", "program": program, "path": path, "executions": total, "one_slot": one, "slots": slots, "all_slots": all})
             );
         }
     } else {
         println!();
-        println!("| python executions per second | 1 slot | {slots} slots |");
-        println!("|---|---:|---:|");
-        for (label, one, all) in rows {
-            println!("| {label} | {one:.1} | {all:.1} |");
+        println!("| executions per second | path | executions | 1 slot | {slots} slots |");
+        println!("|---|---|---:|---:|---:|");
+        for (program, path, total, one, all) in rows {
+            println!("| {program} | {path} | {total} | {one:.1} | {all:.1} |");
         }
     }
     let _ = fs_err::remove_dir_all(&dir);

@@ -130,6 +130,7 @@ fn exec(args: ExecArgs) -> anyhow::Result<i32> {
         stdin: Vec::new(),
         channel_input: Vec::new(),
         limits,
+        prestart: None,
     };
     let sandbox = Sandbox::new(SandboxConfig::default())?;
     let outcome = sandbox.execute(&request)?;

@@ -1,0 +1,52 @@
+//! Per-test CPU times reported by the harnesses are the base of per-test budgets (the pool's
+//! calibration). Regression: the Python harness read `time.process_time`, which is only
+//! tick-granular once RLIMIT_CPU is set (the kernel then samples the process's CPU timer,
+//! updated at ticks), so tests shorter than a tick read 0 and budgets fell to the floor.
+
+mod common;
+
+use common::{call, int, runner, task, variant};
+use passrate_schema::{Language, Reason};
+
+const PY: &str =
+    "def work(n):\n    s = 0\n    for i in range(n):\n        s += i * i % 7\n    return s\n";
+const JS: &str = "function work(n) {\n  let s = 0;\n  for (let i = 0; i < n * 20; i++) s += (i * i) % 7;\n  return s > 0 ? n : n;\n}\n";
+const JAVA: &str = "class Solution {\n    public long work(long n) {\n        long s = 0;\n        for (long i = 0; i < n * 20; i++) s += (i * i) % 7;\n        return s > 0 ? n : n;\n    }\n}\n";
+
+fn expected_py(n: i64) -> i64 {
+    (0..n).map(|i| i * i % 7).sum()
+}
+
+#[test]
+fn every_harness_reports_nonzero_cpu_for_tests_shorter_than_a_tick() {
+    // ~100–300 µs of work per test: well under a 1–4 ms tick, well over the clocks' µs.
+    let n = 5_000;
+    for (language, code, entry, class) in [
+        (Language::Python, PY, "work", None),
+        (Language::Javascript, JS, "work", None),
+        (Language::Java, JAVA, "work", Some("Solution")),
+    ] {
+        let expected = if language == Language::Python {
+            expected_py(n)
+        } else {
+            n
+        };
+        let t = task(
+            "cpu/work",
+            vec![(language, variant(entry, class, code))],
+            (0..8).map(|_| call(vec![int(n)], int(expected))).collect(),
+        );
+        let verdict = runner()
+            .evaluate(&t, language, code)
+            .expect("no infrastructure failure");
+        assert!(verdict.passed(), "{language}: {verdict:?}");
+        let cpu: Vec<Option<u64>> = verdict.tests.iter().map(|r| r.cpu_us).collect();
+        assert!(
+            verdict
+                .tests
+                .iter()
+                .all(|r| r.reason == Reason::Pass && r.cpu_us.is_some_and(|us| us > 0)),
+            "{language}: per-test CPU {cpu:?}"
+        );
+    }
+}
