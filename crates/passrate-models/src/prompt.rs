@@ -22,7 +22,7 @@ use std::collections::BTreeMap;
 use passrate_schema::{Category, Language, Task};
 use serde::{Deserialize, Serialize};
 
-const PLACEHOLDERS: [&str; 12] = [
+const PLACEHOLDERS: [&str; 13] = [
     "prompt",
     "given_code",
     "test_form",
