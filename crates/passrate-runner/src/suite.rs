@@ -636,6 +636,9 @@ impl<E: Fn(&ExecRequest) -> Result<ExecOutcome, SandboxError>> Core<'_, E> {
             stdin: Vec::new(),
             channel_input: serde_json::to_vec(&request).expect("a JSON document serialises"),
             limits,
+            // Suites load their implementation and tests from files; a pre-started jail
+            // would need them before the hand-over.
+            prestart: None,
         };
         let outcome = (self.exec)(&exec)?;
         let t = parse(&outcome.channel_output, &nonce, max_frame);
