@@ -53,12 +53,17 @@ fn a_thousand_concurrent_executions_all_complete_cleanly() {
 }
 
 /// The soak of the sandbox issue: `cargo test -p passrate-sandbox --release --test
-/// concurrency -- --ignored` (about ten minutes on 2 cores).
+/// concurrency -- --ignored` (about seven to ten minutes on 2 cores).
 #[test]
 #[ignore = "soak: 10,000 executions take about ten minutes; run before changing the jail"]
 fn soak_ten_thousand_mixed_executions() {
     let j = common::jail();
+    let mounts_before = mounts_count();
+    // The slot's own processes count from the first warm execution on.
+    j.run(&common::python_request("pass"));
+    let charged_before = charged_memory(&j.group);
     let mem_before = available_memory_kib();
+    let started = std::time::Instant::now();
     for i in 0..10_000 {
         let req = match i % 4 {
             0 => common::python_request("print(sum(range(1000)))"),
@@ -75,11 +80,45 @@ fn soak_ten_thousand_mixed_executions() {
         req.limits.cpu_ms = 50;
         j.run(&req);
     }
+    let charged_after = charged_memory(&j.group);
     let mem_after = available_memory_kib();
-    assert!(
-        mem_before.saturating_sub(mem_after) < 200 * 1024,
-        "memory not back to baseline: {mem_before} → {mem_after} KiB"
+    eprintln!(
+        "soak: 10,000 executions in {:.1} s; memory charged to the sandbox's cgroups {} → {} KiB; \
+         host MemAvailable {mem_before} → {mem_after} KiB (shared machine: informational)",
+        started.elapsed().as_secs_f64(),
+        charged_before / 1024,
+        charged_after / 1024,
     );
+    // Memory is checked where it is attributable: what the sandbox's cgroups hold (its slot,
+    // and anything an execution left charged). The host's MemAvailable moves by gigabytes
+    // with other processes on a shared machine, so it is printed, not asserted.
+    assert!(
+        charged_after < charged_before + (64 << 20),
+        "memory not back to baseline: {charged_before} → {charged_after} bytes"
+    );
+    assert_eq!(
+        mounts_count(),
+        mounts_before,
+        "jail mounts leaked into the host namespace"
+    );
+}
+
+/// Bytes charged to the sandbox's group (v1 hierarchical usage, or v2 memory.current).
+fn charged_memory(group: &str) -> u64 {
+    [
+        "/sys/fs/cgroup/memory/{g}/memory.usage_in_bytes",
+        "/sys/fs/cgroup/unified/{g}/memory.current",
+        "/sys/fs/cgroup/{g}/memory.current",
+    ]
+    .iter()
+    .find_map(|f| {
+        fs_err::read_to_string(f.replace("{g}", group))
+            .ok()?
+            .trim()
+            .parse()
+            .ok()
+    })
+    .expect("the sandbox's memory cgroup is readable")
 }
 
 fn available_memory_kib() -> u64 {
