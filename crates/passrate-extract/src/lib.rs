@@ -15,6 +15,7 @@ mod detect;
 mod engine;
 mod items;
 mod markdown;
+mod signature;
 pub mod structure;
 mod syntax;
 mod text;
@@ -23,6 +24,7 @@ use passrate_schema::{Category, Language, Reason, Signature, Variant};
 use serde::Serialize;
 
 pub use detect::detect_language;
+pub use signature::declared_signature;
 pub use structure::{Fingerprint, doc_comment, fingerprint, strip_comments};
 pub use syntax::{MAX_PARSE_BYTES, PARSE_TIMEOUT, ParseError};
 

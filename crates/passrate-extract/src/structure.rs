@@ -29,7 +29,7 @@ fn is_function_node(kind: &str) -> bool {
 }
 
 /// The first function, method or function-valued declarator named `name`.
-fn find_function<'t>(root: Node<'t>, source: &str, name: &str) -> Option<Node<'t>> {
+pub(crate) fn find_function<'t>(root: Node<'t>, source: &str, name: &str) -> Option<Node<'t>> {
     let mut found = None;
     syntax::walk(root, |n| {
         if found.is_some() {

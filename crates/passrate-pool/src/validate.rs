@@ -9,7 +9,8 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use passrate_schema::{
-    Category, CategoryData, Comparator, Language, Reason, Task, TestCase, Variant, Verdict,
+    Category, CategoryData, Comparator, Language, Reason, Signature, Task, TestCase, Variant,
+    Verdict,
 };
 use serde::Serialize;
 
@@ -27,13 +28,15 @@ pub const RETRIES: usize = 2;
 struct EvalInput<'a> {
     language: Language,
     answer: &'a str,
-    /// Extraction and the category graders read all of these.
-    category: Category,
-    variant: &'a Variant,
-    category_data: &'a CategoryData,
-    /// What decides the verdict besides the runner (whose fingerprint keys the whole cache).
+    entry_point: &'a str,
+    class_name: Option<&'a str>,
+    preamble: Option<&'a str>,
+    /// Extraction checks the answer against it.
+    signature: &'a Signature,
     extractor_version: &'static str,
-    grader_version: &'static str,
+    /// Category graders beyond call tests read the whole task; call-test categories share
+    /// entries (a translation task's reference is its source problem's, same tests).
+    grader: Option<(Category, &'a Variant, &'a CategoryData, &'static str)>,
     /// The tests the language runs, with their effective comparator, `languages` cleared
     /// (it only selects tests, it does not change them).
     tests: Vec<(TestCase, &'a Comparator)>,
@@ -44,6 +47,16 @@ struct EvalInput<'a> {
     /// three harnesses) does not cover.
     #[serde(skip_serializing_if = "Option::is_none")]
     suite_harnesses: Option<Vec<&'static str>>,
+}
+
+fn judged_by_call_tests(category: Category) -> bool {
+    matches!(
+        category,
+        Category::FunctionCompletion
+            | Category::AlgorithmImplementation
+            | Category::BugFixing
+            | Category::CodeTranslation
+    )
 }
 
 /// Evaluates `answer` `runs` times, through the cache.
@@ -62,11 +75,17 @@ pub fn evaluate_cached(
     let input = EvalInput {
         language,
         answer,
-        category: task.category,
-        variant,
-        category_data: &task.category_data,
+        entry_point: &variant.entry_point,
+        class_name: variant.class_name.as_deref(),
+        preamble: variant.preamble.as_deref(),
+        signature: &variant.signature,
         extractor_version: passrate_extract::EXTRACTOR_VERSION,
-        grader_version: passrate_grade::GRADER_VERSION,
+        grader: (!judged_by_call_tests(task.category)).then_some((
+            task.category,
+            variant,
+            &task.category_data,
+            passrate_grade::GRADER_VERSION,
+        )),
         tests: task
             .tests_for(language)
             .map(|(_, t)| {

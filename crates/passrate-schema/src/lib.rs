@@ -20,3 +20,29 @@ pub use verdict::*;
 pub const TASK_FORMAT_VERSION: u32 = 1;
 /// Version of the score record format (`ScoreRecord::format_version`).
 pub const RECORD_FORMAT_VERSION: u32 = 1;
+
+/// The documents passrate reads or writes that other tools consume, by the name
+/// `passrate schema NAME` uses.
+pub const SCHEMA_NAMES: [&str; 6] = [
+    "task",
+    "verdict",
+    "task-outcome",
+    "manifest",
+    "score-record",
+    "run-event",
+];
+
+/// The JSON Schema (draft 2020-12) of the document `name` (one of [`SCHEMA_NAMES`]),
+/// generated from these types, so it cannot drift from what the code accepts.
+pub fn json_schema(name: &str) -> Option<serde_json::Value> {
+    let schema = match name {
+        "task" => schemars::schema_for!(Task),
+        "verdict" => schemars::schema_for!(Verdict),
+        "task-outcome" => schemars::schema_for!(TaskOutcome),
+        "manifest" => schemars::schema_for!(Manifest),
+        "score-record" => schemars::schema_for!(ScoreRecord),
+        "run-event" => schemars::schema_for!(RunEvent),
+        _ => return None,
+    };
+    Some(schema.to_value())
+}

@@ -159,6 +159,7 @@ pub fn build_task(exec: &dyn Executor, raw: &RawTask) -> Result<Built, Rejection
         return Err(reject(raw, "parse", format!("no {primary} variant")));
     };
     let (mut public, hidden, recorded) = match &raw.plan {
+        TestPlan::Sequences { check_code } => return build_sequences(exec, raw, check_code),
         TestPlan::Record {
             language,
             check_code,
@@ -378,6 +379,72 @@ pub fn build_task(exec: &dyn Executor, raw: &RawTask) -> Result<Built, Rejection
             calibration: Default::default(),
         },
         dropped,
+        notes,
+    })
+}
+
+/// A class-level task: its sequences are recorded on the primary reference, which is then
+/// the only language (the recording is the reference run that gives the expected values;
+/// intake validation replays them twice).
+fn build_sequences(
+    exec: &dyn Executor,
+    raw: &RawTask,
+    check_code: &str,
+) -> Result<Built, Rejection> {
+    let primary = raw.primary;
+    let variant = &raw.variants[&primary];
+    let class_name = variant
+        .class_name
+        .as_deref()
+        .ok_or_else(|| reject(raw, "parse", "a sequence task needs a class name"))?;
+    let events = with_retries(|| {
+        exec.record_calls(
+            primary,
+            &super::classeval::recording_reference(&variant.reference_solution, class_name),
+            super::classeval::EVENT_FN,
+            check_code,
+        )
+    })
+    .map_err(|e| reject(raw, "record", e))?;
+    let (tests, notes) = super::classeval::sequences_from_events(&events);
+    if tests.is_empty() {
+        return Err(reject(
+            raw,
+            "record",
+            format!("no upstream test is replayable ({})", notes.join("; ")),
+        ));
+    }
+    let any_float = tests.iter().any(|t| match &t.form {
+        TestForm::Sequence { steps, .. } => steps
+            .iter()
+            .any(|s| matches!(&s.expected, Expected::Returns(v) if contains_float(v))),
+        TestForm::Call { .. } => false,
+    });
+    let mut comparator = Comparator::default();
+    if any_float {
+        comparator.abs_tol = Some(1e-6);
+        comparator.rel_tol = Some(1e-7);
+    }
+    let factors = factors_for(primary, &variant.reference_solution, &raw.factor_prompt);
+    let mut variants = raw.variants.clone();
+    variants.retain(|l, _| *l == primary);
+    Ok(Built {
+        task: Task {
+            format_version: TASK_FORMAT_VERSION,
+            id: raw.id.clone(),
+            version: 1,
+            category: raw.category,
+            tier: tier_for(&factors),
+            factors,
+            source: raw.source.clone(),
+            variants,
+            tests,
+            comparator,
+            category_data: raw.category_data.clone(),
+            limits: Default::default(),
+            calibration: Default::default(),
+        },
+        dropped: Vec::new(),
         notes,
     })
 }

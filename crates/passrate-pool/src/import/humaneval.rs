@@ -13,10 +13,11 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use passrate_extract::declared_signature;
 use passrate_schema::{Category, CategoryData, Language, Value, Variant};
 use serde::Deserialize;
 
-use super::{ImportError, RawTask, TestPlan, json_to_value, read_jsonl, signature, source, spread};
+use super::{ImportError, RawTask, TestPlan, json_to_value, read_jsonl, source, spread};
 use crate::pylit;
 
 /// Cap on hidden tests per task (HumanEval+ has up to ~1,000 extra inputs per task).
@@ -229,7 +230,8 @@ fn problem(
             prompt: plus.prompt.clone(),
             entry_point: plus.entry_point.clone(),
             class_name: None,
-            signature: signature::python(&plus.prompt, &plus.entry_point).unwrap_or_default_sig(),
+            signature: declared_signature(Language::Python, &plus_python, &plus.entry_point)
+                .unwrap_or_default_sig(),
             reference_solution: plus_python.clone(),
             given_code: None,
             faulty_variants: Vec::new(),
@@ -242,10 +244,8 @@ fn problem(
         }
         let entry_point = declared_name(*language, &entry.declaration)
             .unwrap_or_else(|| entry.entry_point.clone());
-        let sig = match language {
-            Language::Javascript => signature::javascript(&entry.declaration, &entry_point),
-            _ => signature::java(&entry.declaration, &entry_point),
-        };
+        let reference_solution = entry.documented();
+        let sig = declared_signature(*language, &reference_solution, &entry_point);
         variants.insert(
             *language,
             Variant {
@@ -253,7 +253,7 @@ fn problem(
                 entry_point,
                 class_name: (*language == Language::Java).then(|| "Solution".to_owned()),
                 signature: sig.unwrap_or_default_sig(),
-                reference_solution: entry.documented(),
+                reference_solution,
                 given_code: None,
                 faulty_variants: Vec::new(),
                 preamble: None,

@@ -14,11 +14,12 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use passrate_extract::declared_signature;
 use passrate_schema::{Category, CategoryData, Language, Variant};
 use serde::Deserialize;
 
 use super::humaneval::{MAX_HIDDEN, OrDefaultSig, origin_inputs};
-use super::{ImportError, RawTask, TestPlan, read_jsonl, signature, source, spread};
+use super::{ImportError, RawTask, TestPlan, read_jsonl, source, spread};
 
 #[derive(Debug, Deserialize)]
 struct MbppRecord {
@@ -174,7 +175,8 @@ fn raw_task(
             prompt,
             entry_point: entry.clone(),
             class_name: None,
-            signature: signature::python(&reference, &entry).unwrap_or_default_sig(),
+            signature: declared_signature(Language::Python, &reference, &entry)
+                .unwrap_or_default_sig(),
             reference_solution: reference.clone(),
             given_code: None,
             faulty_variants: Vec::new(),
@@ -200,10 +202,10 @@ fn raw_task(
         } else {
             None
         };
-        let sig = match language {
-            Language::Javascript => signature::javascript(&x.prompt, &x.entry_point),
-            _ => signature::java(&x.prompt, &x.entry_point),
-        };
+        let reference_solution = format!("{}{}", x.prompt, canonical);
+        // From the declaration in the reference: MBXP's Java prompts quote example calls in
+        // the Javadoc above it.
+        let sig = declared_signature(language, &reference_solution, &x.entry_point);
         variants.insert(
             language,
             Variant {
@@ -211,7 +213,7 @@ fn raw_task(
                 entry_point: x.entry_point.clone(),
                 class_name,
                 signature: sig.unwrap_or_default_sig(),
-                reference_solution: format!("{}{}", x.prompt, canonical),
+                reference_solution,
                 given_code: None,
                 faulty_variants: Vec::new(),
                 preamble: None,

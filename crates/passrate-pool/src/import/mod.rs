@@ -6,12 +6,12 @@
 //! `call`/`sequence` tests whose expected values come from running each language's reference.
 
 pub mod build;
+pub mod classeval;
 pub mod derived;
 pub mod humaneval;
 pub mod mbpp;
 pub mod pipeline;
 pub mod quixbugs;
-pub mod signature;
 pub mod suites;
 
 use std::collections::BTreeMap;
@@ -56,6 +56,10 @@ pub enum TestPlan {
         public: Vec<Vec<Value>>,
         hidden: Vec<Vec<Value>>,
     },
+    /// A class-level `unittest` suite with its recording driver
+    /// ([`classeval::recording_check`]): the constructions and method calls its tests make on
+    /// the (only) language's reference class become `sequence` tests.
+    Sequences { check_code: String },
 }
 
 /// A task before its tests are recorded. Serialised only for the intake cache's keys.

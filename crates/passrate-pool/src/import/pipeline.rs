@@ -11,7 +11,7 @@ use serde::Deserialize;
 
 use super::build::{DroppedVariant, Rejection, build_all};
 use super::humaneval::HumanEvalProblem;
-use super::{ImportError, RawTask, derived, humaneval, mbpp, quixbugs, read_jsonl};
+use super::{ImportError, RawTask, classeval, derived, humaneval, mbpp, quixbugs, read_jsonl};
 use crate::cache::{Cache, CacheStats};
 use crate::exec::Executor;
 use crate::rotation::{INITIAL_RESERVE_SHARE, RotationState, initial_reserve};
@@ -30,6 +30,7 @@ pub const LICENSE_FILES: &[&str] = &[
     "mxeval/NOTICE",
     "mxeval/mbxp/LICENSE",
     "quixbugs/LICENSE",
+    "classeval/LICENSE",
 ];
 
 /// Every dataset, parsed (no execution).
@@ -38,6 +39,8 @@ pub struct Parsed {
     pub humaneval: Vec<HumanEvalProblem>,
     pub mbpp: Vec<RawTask>,
     pub quixbugs: Vec<RawTask>,
+    /// ClassEval's class-level tasks (Python, `sequence` tests).
+    pub classeval: Vec<RawTask>,
     /// Second implementations for refactoring tasks, by base task id and language.
     pub alternatives: BTreeMap<String, BTreeMap<Language, String>>,
     /// Problems left out while parsing, with the reason.
@@ -52,6 +55,7 @@ impl Parsed {
             .map(|p| p.raw.clone())
             .chain(self.mbpp.iter().cloned())
             .chain(self.quixbugs.iter().cloned())
+            .chain(self.classeval.iter().cloned())
             .collect()
     }
 }
@@ -107,10 +111,13 @@ pub fn parse_all(data: &Path) -> Result<Parsed, ImportError> {
             .or_default()
             .insert(Language::Python, code);
     }
+    let (classeval, classeval_rejected) = classeval::load(data)?;
+    rejected.extend(classeval_rejected);
     Ok(Parsed {
         humaneval,
         mbpp: mbpp::load(data)?,
         quixbugs: quixbugs::load(data)?,
+        classeval,
         alternatives,
         rejected,
     })

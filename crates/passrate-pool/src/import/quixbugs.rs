@@ -7,11 +7,12 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use passrate_extract::declared_signature;
 use passrate_schema::{Category, CategoryData, Language, Value, Variant};
 use serde::Deserialize;
 
 use super::humaneval::OrDefaultSig;
-use super::{ImportError, RawTask, TestPlan, json_to_value, read_jsonl, signature, source};
+use super::{ImportError, RawTask, TestPlan, json_to_value, read_jsonl, source};
 
 #[derive(Debug, Deserialize)]
 struct Record {
@@ -99,7 +100,8 @@ fn raw_task(r: &Record) -> Option<RawTask> {
             prompt: python_buggy.clone(),
             entry_point: r.name.clone(),
             class_name: None,
-            signature: signature::python(&python_correct, &r.name).unwrap_or_default_sig(),
+            signature: declared_signature(Language::Python, &python_correct, &r.name)
+                .unwrap_or_default_sig(),
             reference_solution: python_correct,
             given_code: Some(python_buggy.clone()),
             faulty_variants: vec![python_buggy],
@@ -116,7 +118,8 @@ fn raw_task(r: &Record) -> Option<RawTask> {
             Language::Java,
             Variant {
                 prompt: java_buggy.clone(),
-                signature: signature::java(&java_correct, &method).unwrap_or_default_sig(),
+                signature: declared_signature(Language::Java, &java_correct, &method)
+                    .unwrap_or_default_sig(),
                 entry_point: method,
                 class_name: Some(class),
                 reference_solution: java_correct,

@@ -17,6 +17,7 @@ mod pool;
 mod run;
 mod sample;
 mod sandbox;
+mod schema;
 
 #[derive(Parser)]
 #[command(
@@ -51,6 +52,8 @@ enum Command {
     /// Benchmarks that print the figures of DESIGN.md section 6.
     #[command(subcommand)]
     Bench(BenchCommand),
+    /// JSON Schemas of the task, verdict, manifest, score record and run event documents.
+    Schema(schema::Args),
 }
 
 #[derive(Subcommand)]
@@ -79,6 +82,7 @@ pub fn main() -> i32 {
         Command::Leaderboard(args) => leaderboard::run(args),
         Command::History(args) => history::run(args),
         Command::Sandbox(cmd) => sandbox::run(cmd),
+        Command::Schema(args) => schema::run(args),
         Command::Bench(BenchCommand::Extract(args)) => bench_extract::run(args),
         Command::Bench(BenchCommand::Sandbox(args)) => bench_sandbox::run(args),
         Command::Bench(BenchCommand::Score(args)) => bench_score::run(args),
