@@ -3,8 +3,10 @@
 //! category answerable offline (DESIGN.md section 1):
 //! - `reference` answers each task with its reference solution, so it should pass every
 //!   task; anything less points at the pool, the extractor or the runner, not a model.
-//! - `known-buggy` answers with the task's first faulty variant (bug fixing's bug, unit-test
-//!   writing's first mutant) and gives no answer elsewhere, so it should pass nothing.
+//! - `known-buggy` answers with the task's first faulty variant (bug fixing's bug) and gives
+//!   no answer elsewhere, so it should pass nothing. For unit-test writing, where an answer is
+//!   a test suite, it answers a well-formed suite that asserts nothing (it passes on the
+//!   faulty variants too, so the grader must fail it for missing them).
 
 use std::time::Instant;
 
@@ -132,6 +134,14 @@ impl AnswerSource {
                 variant.map(|v| &v.reference_solution),
                 "the task has no variant in this language",
             )),
+            Kind::KnownBuggy if task.category == passrate_schema::Category::UnitTestWriting => {
+                let suite =
+                    variant.map(|_| passrate_grade::unittest::trivial_suite(language).to_owned());
+                Ok(from_pool(
+                    suite.as_ref(),
+                    "the task has no variant in this language",
+                ))
+            }
             Kind::KnownBuggy => Ok(from_pool(
                 variant.and_then(|v| v.faulty_variants.first()),
                 "the task has no known faulty variant",

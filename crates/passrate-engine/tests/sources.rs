@@ -86,6 +86,16 @@ async fn reference_models_answer_from_the_pool() {
         .unwrap();
     assert_eq!(d.text, None, "no variant in that language: no answer");
     assert_ne!(reference.identity(), buggy.identity());
+    // Unit-test writing: an answer is a suite; known-buggy's asserts nothing.
+    let tests = task(Category::UnitTestWriting, &["def f(x):\n    return -x\n"]);
+    let e = buggy
+        .answer(&tests, Language::Python, 0, &NoCache, mode)
+        .await
+        .unwrap();
+    assert_eq!(
+        e.text.as_deref(),
+        Some(passrate_grade::unittest::trivial_suite(Language::Python))
+    );
 }
 
 fn answer(text: &str) -> Answer {
