@@ -64,7 +64,7 @@ pub fn evaluate_cached(
         variant,
         category_data: &task.category_data,
         extractor_version: passrate_extract::EXTRACTOR_VERSION,
-        grader_version: passrate_grade::GRADER_VERSION,
+        grader_version: passrate_grade::grader_version(task.category),
         tests: task
             .tests_for(language)
             .map(|(_, t)| {
