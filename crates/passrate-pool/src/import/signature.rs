@@ -93,7 +93,13 @@ pub fn javascript(code: &str, name: &str) -> Option<Signature> {
 /// `public static List<Integer> name(List<Integer> a, int b)` in Java source.
 pub fn java(code: &str, name: &str) -> Option<Signature> {
     let pattern = format!(" {name}(");
-    let at = code.find(&pattern)?;
+    // The declaration, not a call in the doc comment above it (MBXP prompts show examples
+    // like ` * > minCost([[1, 2, 3]], 2, 2)`, Mbjp/1).
+    let at = code.match_indices(&pattern).map(|(i, _)| i).find(|&i| {
+        let start = code[..i].rfind('\n').map_or(0, |j| j + 1);
+        let line = code[start..i].trim_start();
+        !(line.starts_with('*') || line.starts_with("/*") || line.starts_with("//"))
+    })?;
     let line_start = code[..at].rfind('\n').map_or(0, |i| i + 1);
     let header = &code[line_start..at];
     let returns = header
@@ -122,6 +128,16 @@ pub fn java(code: &str, name: &str) -> Option<Signature> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn java_signature_skips_calls_in_the_doc_comment() {
+        let prompt = "class MinCost {\n    /**\n     * > minCost([[1, 2, 3], [4, 8, 2]], 2, 2)\n     * 8\n     */\n    public static int minCost(List<List<Integer>> cost, int m, int n) {\n";
+        let s = java(prompt, "minCost").unwrap();
+        let names: Vec<_> = s.params.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["cost", "m", "n"]);
+        assert_eq!(s.params[0].ty.as_deref(), Some("List<List<Integer>>"));
+        assert_eq!(s.returns.as_deref(), Some("int"));
+    }
 
     #[test]
     fn python_signature() {
