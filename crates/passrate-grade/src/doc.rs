@@ -601,8 +601,12 @@ pub fn with_wrong_example(language: Language, code: &str, entry: &str) -> Option
         let Some(other) = perturb(&claimed).and_then(|v| literal::render(language, &v)) else {
             continue;
         };
-        let call_at = code.find(ex.call.lines().next().unwrap_or(""))?;
-        let result_at = call_at + code[call_at..].find(&ex.result)?;
+        // The claim comes after the call's (last) line, never inside the call.
+        let last = ex.call.lines().last().unwrap_or("");
+        let first = ex.call.lines().next().unwrap_or("");
+        let call_at = code.find(first)?;
+        let call_end = call_at + code[call_at..].find(last)? + last.len();
+        let result_at = call_end + code[call_end..].find(&ex.result)?;
         return Some(format!(
             "{}{}{}",
             &code[..result_at],
@@ -743,5 +747,9 @@ mod tests {
         let js = "/**\n * @example\n * f([1]) => [1, 1]\n */\nconst f = (a) => a.concat(a);\n";
         let bad = with_wrong_example(Language::Javascript, js, "f").unwrap();
         assert!(bad.contains("f([1]) => [1, 1, 1]"), "{bad}");
+        // A claim that also appears among the arguments.
+        let java = "class Solution {\n    /**\n     * @example\n     * f(true) => true\n     */\n    public boolean f(boolean b) { return b; }\n}\n";
+        let bad = with_wrong_example(Language::Java, java, "f").unwrap();
+        assert!(bad.contains("f(true) => false"), "{bad}");
     }
 }

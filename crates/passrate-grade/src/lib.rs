@@ -45,6 +45,25 @@ impl GradeError {
 /// of a run's configuration).
 pub const GRADER_VERSION: &str = "2";
 
+/// The version of what decides a category's verdicts, for intake cache keys: categories
+/// judged by call tests alone depend on the runner only (whose fingerprint keys the whole
+/// cache), so a change to a category grader does not re-run the whole pool.
+pub fn grader_version(category: Category) -> &'static str {
+    match category {
+        Category::FunctionCompletion
+        | Category::AlgorithmImplementation
+        | Category::BugFixing
+        | Category::CodeTranslation => CALL_TESTS_VERSION,
+        Category::DocumentationGeneration | Category::UnitTestWriting | Category::Refactoring => {
+            GRADER_VERSION
+        }
+    }
+}
+
+/// The call-test path's version in intake cache keys (the value `GRADER_VERSION` had when
+/// only call tests judged; bump it if that path itself changes outside the runner).
+const CALL_TESTS_VERSION: &str = "1";
+
 /// Categories that have a grader; a weekly run samples only these.
 pub const GRADED_CATEGORIES: &[Category] = &[
     Category::FunctionCompletion,

@@ -86,7 +86,7 @@ pub fn evaluate_cached(
             task.category,
             variant,
             &task.category_data,
-            passrate_grade::GRADER_VERSION,
+            passrate_grade::grader_version(task.category),
         )),
         tests: task
             .tests_for(language)
