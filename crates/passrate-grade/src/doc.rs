@@ -601,10 +601,20 @@ pub fn with_wrong_example(language: Language, code: &str, entry: &str) -> Option
         let Some(other) = perturb(&claimed).and_then(|v| literal::render(language, &v)) else {
             continue;
         };
-        // The claim comes after the call's (last) line, never inside the call.
+        // The example's own call (not the same text in the description), and the claim
+        // after its (last) line, never inside the call.
         let last = ex.call.lines().last().unwrap_or("");
         let first = ex.call.lines().next().unwrap_or("");
-        let call_at = code.find(first)?;
+        let Some(call_at) = code.match_indices(first).map(|(i, _)| i).find(|&i| {
+            let line_start = code[..i].rfind('\n').map_or(0, |j| j + 1);
+            let line_end = code[i..].find('\n').map_or(code.len(), |j| i + j);
+            match language {
+                Language::Python => code[line_start..i].trim_end().ends_with(">>>"),
+                _ => code[i + first.len()..line_end].contains("=>"),
+            }
+        }) else {
+            continue;
+        };
         let call_end = call_at + code[call_at..].find(last)? + last.len();
         let result_at = call_end + code[call_end..].find(&ex.result)?;
         return Some(format!(
@@ -751,5 +761,9 @@ mod tests {
         let java = "class Solution {\n    /**\n     * @example\n     * f(true) => true\n     */\n    public boolean f(boolean b) { return b; }\n}\n";
         let bad = with_wrong_example(Language::Java, java, "f").unwrap();
         assert!(bad.contains("f(true) => false"), "{bad}");
+        // The same call in the description is not the example (HumanEval/63).
+        let code = "def f(n):\n    \"\"\"f(0) == 0 and f(1) == 0.\n\n    >>> f(0)\n    0\n    \"\"\"\n    return 0\n";
+        let bad = with_wrong_example(Language::Python, code, "f").unwrap();
+        assert_eq!(bad, code.replace("    0\n", "    7\n"));
     }
 }

@@ -30,10 +30,11 @@ fn humaneval_documentation_and_refactoring_tasks_validate() -> anyhow::Result<()
     parsed.quixbugs.clear();
     let raws = parsed.base_tasks();
     let mut built = BTreeMap::new();
-    for result in build_all(&runner, &cache, &raws, threads, &|_, _, _, _| {}) {
-        if let Ok(b) = result {
-            built.insert(b.task.id.clone(), b.task);
-        }
+    for b in build_all(&runner, &cache, &raws, threads, &|_, _, _, _| {})
+        .into_iter()
+        .flatten()
+    {
+        built.insert(b.task.id.clone(), b.task);
     }
     let derived: Vec<_> = derive_all(&parsed, &built)
         .into_iter()
