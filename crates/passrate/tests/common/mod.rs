@@ -400,6 +400,9 @@ pub fn run_args(pool: &Path, models: &Path, data: &Path) -> Vec<String> {
         "algorithm_implementation=0",
         "--share",
         "code_translation=0",
+        // The fixture pool has no unit-test tasks (graded, so sampled by default).
+        "--share",
+        "unit_test_writing=0",
         "--pool",
     ]
     .iter()
