@@ -1,7 +1,7 @@
 # passrate Python harness: runs inside the sandbox. Reads the request from fd 3, loads the
 # candidate, calls it, and writes framed typed results to fd 4. It never compares anything:
 # expected values are not here, the host judges.
-import sys, os, json, time, traceback, builtins, resource
+import sys, os, json, time, traceback, builtins, resource, decimal
 
 
 def _main():
@@ -29,6 +29,35 @@ def _main():
     _exit = os._exit
     if hasattr(sys, "set_int_max_str_digits"):
         sys.set_int_max_str_digits(0)
+
+    # CPython before 3.12 converts ints to decimal text in quadratic time (half a million
+    # digits take seconds of the candidate's budget). Above 2**32768, split the number in
+    # halves by powers of two and recombine them with libmpdec's exact, sub-quadratic
+    # arithmetic, as CPython 3.12's _pylong does.
+    _SMALL_BITS = 1 << 15
+    _SMALL = 1 << _SMALL_BITS
+    _Decimal = decimal.Decimal
+    _dctx = decimal.Context(prec=decimal.MAX_PREC, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN)
+    _dmul, _dadd, _dpow, _dstr = _dctx.multiply, _dctx.add, _dctx.power, decimal.Decimal.__str__
+    _pow2 = {}
+
+    def _int_text(x):
+        if -_SMALL < x < _SMALL:
+            return _int_repr(x)
+
+        def to_decimal(v, bits):
+            if bits <= _SMALL_BITS:
+                return _Decimal(v)
+            half = bits >> 1
+            hi = v >> half
+            p = _pow2.get(half)
+            if p is None:
+                p = _pow2[half] = _dpow(_Decimal(2), half)
+            return _dadd(_dmul(to_decimal(hi, bits - half), p), to_decimal(v - (hi << half), half))
+
+        if x < 0:
+            return "-" + _dstr(to_decimal(-x, (-x).bit_length()))
+        return _dstr(to_decimal(x, x.bit_length()))
 
     chunks = []
     while True:
@@ -62,7 +91,7 @@ def _main():
         elif t is _bool:
             out.append("true" if x else "false")
         elif t is _int:
-            out.append('{"int":"' + _int_repr(x) + '"}')
+            out.append('{"int":"' + _int_text(x) + '"}')
         elif t is _float:
             if x != x:
                 out.append('{"float":"nan"}')
