@@ -357,27 +357,14 @@ pub fn build_task(exec: &dyn Executor, raw: &RawTask) -> Result<Built, Rejection
         comparator.abs_tol = Some(raw.atol.unwrap_or(0.0).max(1e-6));
         comparator.rel_tol = Some(1e-7);
     }
-    let factors = factors_for(
-        primary,
-        &primary_variant.reference_solution,
-        &raw.factor_prompt,
-    );
     Ok(Built {
-        task: Task {
-            format_version: TASK_FORMAT_VERSION,
-            id: raw.id.clone(),
-            version: 1,
-            category: raw.category,
-            tier: tier_for(&factors),
-            factors,
-            source: raw.source.clone(),
+        task: new_task(
+            raw,
+            &primary_variant.reference_solution,
             variants,
             tests,
             comparator,
-            category_data: raw.category_data.clone(),
-            limits: Default::default(),
-            calibration: Default::default(),
-        },
+        ),
         dropped,
         notes,
     })
@@ -425,28 +412,46 @@ fn build_sequences(
         comparator.abs_tol = Some(1e-6);
         comparator.rel_tol = Some(1e-7);
     }
-    let factors = factors_for(primary, &variant.reference_solution, &raw.factor_prompt);
     let mut variants = raw.variants.clone();
     variants.retain(|l, _| *l == primary);
     Ok(Built {
-        task: Task {
-            format_version: TASK_FORMAT_VERSION,
-            id: raw.id.clone(),
-            version: 1,
-            category: raw.category,
-            tier: tier_for(&factors),
-            factors,
-            source: raw.source.clone(),
+        task: new_task(
+            raw,
+            &variant.reference_solution,
             variants,
             tests,
             comparator,
-            category_data: raw.category_data.clone(),
-            limits: Default::default(),
-            calibration: Default::default(),
-        },
+        ),
         dropped: Vec::new(),
         notes,
     })
+}
+
+/// A built task: the raw spec's identity with its tests, the tier from the primary
+/// reference's factors, no calibration yet (validation measures it).
+fn new_task(
+    raw: &RawTask,
+    primary_reference: &str,
+    variants: BTreeMap<Language, passrate_schema::Variant>,
+    tests: Vec<TestCase>,
+    comparator: Comparator,
+) -> Task {
+    let factors = factors_for(raw.primary, primary_reference, &raw.factor_prompt);
+    Task {
+        format_version: TASK_FORMAT_VERSION,
+        id: raw.id.clone(),
+        version: 1,
+        category: raw.category,
+        tier: tier_for(&factors),
+        factors,
+        source: raw.source.clone(),
+        variants,
+        tests,
+        comparator,
+        category_data: raw.category_data.clone(),
+        limits: Default::default(),
+        calibration: Default::default(),
+    }
 }
 
 /// Builds one task through the cache (keyed by the raw spec). Infrastructure failures that
