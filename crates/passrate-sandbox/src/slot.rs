@@ -23,6 +23,9 @@ use crate::wire::{self, JailResponse};
 const ZYGOTE_SOURCE: &[u8] = include_bytes!("zygote.py");
 const ZYGOTE_PATH: &str = "run/passrate-zygote.py";
 const MSG_READY: u32 = 4;
+/// Message kinds to the fork server (see zygote.py).
+const MSG_PREPARE: u32 = 1;
+const MSG_EXEC: u32 = 2;
 
 /// How the host asks the jail process to become a warm slot.
 #[derive(Debug, Serialize, Deserialize)]
@@ -65,6 +68,9 @@ pub fn serve(req: SlotRequest) -> ! {
             // Everything below dies with us (parent-death signals, then the pid namespace).
             slot.exit(if failed { 2 } else { 1 });
         }
+        // After the response: the leaf is already empty and its figures read, and removing
+        // it (or creating one) can wait behind another process's cgroup join.
+        slot.tidy(&exec.limits);
     }
 }
 
@@ -80,6 +86,12 @@ struct Slot {
     /// The next execution's fresh leaf, with the limits written into it; the fork server's
     /// spare child has joined it (or is joining) and nothing else ever ran in it.
     next: Option<(ExecCgroup, u64, u32)>,
+    /// The leaf after that: created, its procs files open, no process in it yet. It is
+    /// handed to the spare forked at the next hand-over, so no leaf is created on the
+    /// critical path.
+    after: Option<(ExecCgroup, u64, u32, Vec<RawFd>)>,
+    /// The finished execution's leaf (empty), removed after the response.
+    done: Option<ExecCgroup>,
 }
 
 fn filter_bytes() -> String {
@@ -181,30 +193,35 @@ impl Slot {
             layout: req.cgroups.clone(),
             slot_pid: std::process::id(),
             next: None,
+            after: None,
+            done: None,
         };
         let defaults = Limits::default();
-        let fds = slot.prepare_next(defaults.memory_bytes, defaults.pids)?;
-        let body = br#"{"prepare":true}"#;
-        let sent = send_with_fds(slot.sock, &(body.len() as u32).to_le_bytes(), &fds)
-            .and_then(|()| write_all(slot.sock, body));
+        let (cg, memory, pids, fds) = slot.prepare_leaf(defaults.memory_bytes, defaults.pids)?;
+        slot.next = Some((cg, memory, pids));
+        let header = header(0, MSG_PREPARE, 0, fds.len(), defaults.workdir_bytes);
+        let sent = send_with_fds(slot.sock, &header, &fds);
         for fd in fds {
             close(fd);
         }
         sent.map_err(|e| format!("failed to prepare the fork server: {e}"))?;
+        slot.after = Some(slot.prepare_leaf(defaults.memory_bytes, defaults.pids)?);
         Ok(slot)
     }
 
-    /// Creates the next execution's leaf with these limits (the current request's: the
-    /// next one usually has the same) and opens its procs files for the spare child.
-    fn prepare_next(&mut self, memory_bytes: u64, pids: u32) -> Result<Vec<RawFd>, String> {
+    /// Creates a fresh leaf with these limits (the latest request's: the next one usually
+    /// has the same) and opens its procs files for a spare child.
+    #[allow(clippy::type_complexity)]
+    fn prepare_leaf(
+        &mut self,
+        memory_bytes: u64,
+        pids: u32,
+    ) -> Result<(ExecCgroup, u64, u32, Vec<RawFd>), String> {
         let name = format!("{}-{}{NEXT_SUFFIX}", self.slot_pid, jail::unique_suffix());
         let cg = ExecCgroup::create(&self.layout, &name, memory_bytes, pids)
             .map_err(|e| format!("failed to create the execution cgroup {name}: {e}"))?;
         match cg.open_procs_fds() {
-            Ok(fds) => {
-                self.next = Some((cg, memory_bytes, pids));
-                Ok(fds)
-            }
+            Ok(fds) => Ok((cg, memory_bytes, pids, fds)),
             Err(e) => {
                 let _ = cg.remove();
                 Err(e)
@@ -212,9 +229,29 @@ impl Slot {
         }
     }
 
-    /// Ends the slot jail process, removing the prepared leaf first (its spare child dies).
+    /// Between executions: removes the finished (empty) leaf and creates the one after next.
+    /// A failure to create it is reported by the next execution, which tries again.
+    fn tidy(&mut self, limits: &Limits) {
+        if let Some(cg) = self.done.take() {
+            cg.kill_all();
+            let _ = cg.remove();
+        }
+        if self.after.is_none() {
+            self.after = self.prepare_leaf(limits.memory_bytes, limits.pids).ok();
+        }
+    }
+
+    /// Ends the slot jail process, removing the prepared leaves first (the spare dies).
     fn exit(&mut self, code: i32) -> ! {
         if let Some((cg, _, _)) = self.next.take() {
+            cg.kill_all();
+            let _ = cg.remove();
+        }
+        if let Some((cg, _, _, fds)) = self.after.take() {
+            fds.into_iter().for_each(close);
+            let _ = cg.remove();
+        }
+        if let Some(cg) = self.done.take() {
             cg.kill_all();
             let _ = cg.remove();
         }
@@ -240,12 +277,20 @@ impl Slot {
             let _ = cg.remove();
             return Err(format!("failed to set the execution's cgroup limits: {e}"));
         }
-        let result = match self.prepare_next(limits.memory_bytes, limits.pids) {
-            Ok(next_fds) => self.execute_in(exec, script, args, &cg, next_fds),
+        let after = match self.after.take() {
+            Some(after) => Ok(after),
+            None => self.prepare_leaf(limits.memory_bytes, limits.pids),
+        };
+        let result = match after {
+            Ok((after, memory, pids, fds)) => {
+                self.next = Some((after, memory, pids));
+                self.execute_in(exec, script, args, &cg, fds)
+            }
             Err(e) => Err(e),
         };
+        // Nothing of it may outlive the response; the empty leaf is removed after it.
         cg.kill_all();
-        let _ = cg.remove();
+        self.done = Some(cg);
         result
     }
 
@@ -284,7 +329,9 @@ impl Slot {
             .map(|f| {
                 let mut v = match std::str::from_utf8(&f.contents) {
                     Ok(text) => serde_json::json!({ "path": f.path, "text": text }),
-                    Err(_) => serde_json::json!({ "path": f.path, "hex": f.contents.iter().map(|b| format!("{b:02x}")).collect::<String>() }),
+                    Err(_) => {
+                        serde_json::json!({ "path": f.path, "hex": wire::to_hex(&f.contents) })
+                    }
                 };
                 v["executable"] = serde_json::Value::Bool(f.executable);
                 v
@@ -292,8 +339,6 @@ impl Slot {
             .collect();
         let request = serde_json::json!({
             "seq": self.seq,
-            "nprocs": 0,
-            "next": next,
             "script": script,
             "args": args,
             "files": files,
@@ -304,8 +349,10 @@ impl Slot {
             },
         });
         let body = serde_json::to_vec(&request).map_err(|e| e.to_string())?;
-        let sent = send_with_fds(self.sock, &(body.len() as u32).to_le_bytes(), &child_fds)
-            .and_then(|()| write_all(self.sock, &body));
+        // The spare for the following execution prepares a work dir of this size.
+        let head = header(body.len(), MSG_EXEC, self.seq, next, limits.workdir_bytes);
+        let sent =
+            send_with_fds(self.sock, &head, &child_fds).and_then(|()| write_all(self.sock, &body));
         for fd in child_fds {
             close(fd);
         }
@@ -341,6 +388,17 @@ impl Slot {
             }
         })
     }
+}
+
+/// A message header for the fork server: body length, kind, sequence number, how many of
+/// the attached descriptors are the next leaf's, and the next spare's work dir size.
+fn header(len: usize, kind: u32, seq: u32, next: usize, workdir_bytes: u64) -> Vec<u8> {
+    let mut h = Vec::with_capacity(24);
+    for v in [len as u32, kind, seq, next as u32] {
+        h.extend_from_slice(&v.to_le_bytes());
+    }
+    h.extend_from_slice(&workdir_bytes.to_le_bytes());
+    h
 }
 
 /// Sends `data` with `fds` attached (SCM_RIGHTS).

@@ -61,6 +61,18 @@ pub fn read_frame<R: Read, T: for<'de> Deserialize<'de>>(mut r: R) -> io::Result
     serde_json::from_slice(&body).map_err(io::Error::other)
 }
 
+/// Lower-case hex, without a per-byte allocation (binary files such as `.pyc` go through it
+/// on every execution).
+pub(crate) fn to_hex(data: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut hex = Vec::with_capacity(data.len() * 2);
+    for b in data {
+        hex.push(DIGITS[(b >> 4) as usize]);
+        hex.push(DIGITS[(b & 15) as usize]);
+    }
+    String::from_utf8(hex).expect("ASCII")
+}
+
 /// Serde adapter for `Vec<u8>`: `{"text": "..."}` when UTF-8, else `{"hex": "..."}`.
 pub mod bytes {
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -75,13 +87,7 @@ pub mod bytes {
     pub fn serialize<S: Serializer>(data: &[u8], s: S) -> Result<S::Ok, S::Error> {
         match std::str::from_utf8(data) {
             Ok(text) => Repr::Text(text.to_owned()).serialize(s),
-            Err(_) => {
-                let mut hex = String::with_capacity(data.len() * 2);
-                for b in data {
-                    hex.push_str(&format!("{b:02x}"));
-                }
-                Repr::Hex(hex).serialize(s)
-            }
+            Err(_) => Repr::Hex(super::to_hex(data)).serialize(s),
         }
     }
 

@@ -1,16 +1,20 @@
 # passrate's Python fork server: pid 2 of a warm sandbox slot, running as the slot's user
 # namespace root. It imports what harnesses use once, then serves executions with one
-# child each. A child is forked one execution ahead (the "spare") and joins the cgroup leaf
-# the supervisor created for the next execution while the current one runs: joining by
-# writing cgroup.procs waits for an RCU grace period (~10 ms on a loaded host), too slow for
-# the critical path. The spare does nothing else until its execution arrives; then, before
-# any candidate code runs, it gets the same isolation as a fresh jail: it unshares
-# mount/IPC/cgroup namespaces, mounts a fresh /tmp and /dev/shm, drops to uid 1000 with
-# rlimits, no_new_privs and the seccomp filter. The zygote itself never runs candidate code.
+# child each. A child is forked one execution ahead (the "spare"): while the current
+# execution runs, it joins the cgroup leaf the supervisor created for the next execution
+# (writing cgroup.procs waits for an RCU grace period, ~10 ms on a loaded host, too slow for
+# the critical path), then unshares its own mount/IPC/cgroup namespaces and mounts a fresh
+# /tmp and /dev/shm. Nothing else happens in it until its execution arrives; then, before
+# any candidate code runs, it writes the inputs and drops to uid 1000 with rlimits,
+# no_new_privs and the seccomp filter. A spare serves exactly one execution and exits, so a
+# prepared namespace or tmpfs is never reused. The zygote itself never runs candidate code
+# (it does not even parse the request: it forwards the body to the spare).
 # Protocol (fd 3, a unix stream socket):
-#   supervisor -> zygote: u32 length + JSON message, the descriptors attached (SCM_RIGHTS):
-#     {"prepare": n}: n cgroup.procs descriptors of the next leaf (the first spare);
-#     an execution: its five stdio/channel descriptors, then the next leaf's ("next": n).
+#   supervisor -> zygote: header <length u32, kind u32, seq u32, next u32, workdir u64>, the
+#     descriptors attached (SCM_RIGHTS), then `length` bytes of JSON:
+#     PREPARE: `next` cgroup.procs descriptors of the first spare's leaf (no body);
+#     EXEC: the execution's five stdio/channel descriptors, then `next` descriptors of the
+#     leaf for the spare that serves the following execution (`workdir`: its /tmp size).
 #   zygote -> supervisor: 12-byte records <kind u32, seq u32, value i32> (+ text for errors)
 import ctypes
 import fcntl
@@ -27,8 +31,10 @@ import sys
 import traceback
 
 READY, STEP_START, STEP_END, SETUP_ERROR = 4, 1, 2, 3
+PREPARE, EXEC = 1, 2
+HEADER = struct.Struct("<IIIIQ")
 CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWCGROUP = 0x00020000, 0x08000000, 0x02000000
-MS_NOSUID, MS_NODEV, MS_NOEXEC = 2, 4, 8
+MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT = 2, 4, 8, 32
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP = 1, 4, 38, 22
 SECCOMP_MODE_FILTER = 2
 JAIL_UID = 1000
@@ -74,17 +80,18 @@ def recv_exact(sock, n):
     return data
 
 
-def child(sock, req, fds):
-    nprocs = req["nprocs"]
-    for fd in fds[:nprocs]:
-        os.write(fd, b"0")
-        os.close(fd)
-    check(libc.unshare(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWCGROUP), "unshare")
-    size = req["workdir_bytes"]
-    check(libc.mount(b"tmpfs", b"/tmp", b"tmpfs", MS_NOSUID | MS_NODEV,
+def mount_work_dirs(size, remount=0):
+    check(libc.mount(b"tmpfs", b"/tmp", b"tmpfs", MS_NOSUID | MS_NODEV | remount,
                      ("size=%d,nr_inodes=4096,mode=0755,uid=%d,gid=%d" % (size, JAIL_UID, JAIL_UID)).encode()), "mount /tmp")
-    check(libc.mount(b"tmpfs", b"/dev/shm", b"tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+    check(libc.mount(b"tmpfs", b"/dev/shm", b"tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC | remount,
                      ("size=%d,nr_inodes=256,mode=1777" % size).encode()), "mount /dev/shm")
+
+
+def child(sock, req, fds, prepared_size):
+    # Namespaces and work dirs were made fresh by this process when it became the spare.
+    size = req["workdir_bytes"]
+    if size != prepared_size:
+        mount_work_dirs(size, MS_REMOUNT)
     for f in req["files"]:
         path = os.path.join("/tmp", f["path"])
         parent = os.path.dirname(path)
@@ -98,7 +105,7 @@ def child(sock, req, fds):
         os.chown(path, JAIL_UID, JAIL_UID)
     os.setsid()
     # Targets 0-4 may collide with the sources: move the sources high first.
-    high = [os.dup(fd) for fd in fds[nprocs:nprocs + 5]]
+    high = [os.dup(fd) for fd in fds[:5]]
     for target, fd in enumerate(high):
         os.dup2(fd, target)
     keep = sock.fileno()
@@ -145,17 +152,18 @@ def child(sock, req, fds):
 
 
 def recv_message(sock):
-    head, fds, _, _ = socket.recv_fds(sock, 4, 64)
+    head, fds, _, _ = socket.recv_fds(sock, HEADER.size, 64)
     if not head:
         raise EOFError
-    head += recv_exact(sock, 4 - len(head))
-    (length,) = struct.unpack("<I", head)
-    return json.loads(recv_exact(sock, length)), fds
+    head += recv_exact(sock, HEADER.size - len(head))
+    length, kind, seq, nnext, workdir = HEADER.unpack(head)
+    return kind, seq, nnext, workdir, recv_exact(sock, length), fds
 
 
-def fork_spare(sock, procs_fds):
-    # Returns (pid, socket to it). The spare joins the leaf, says "J", waits for its
-    # execution (or EOF: not needed), then becomes that execution's child.
+def fork_spare(sock, procs_fds, workdir):
+    # Returns (pid, socket to it). The spare joins the leaf, unshares, mounts its work dirs,
+    # says "J", waits for its execution (or EOF: not needed), then becomes that execution's
+    # child.
     ours, theirs = socket.socketpair()
     sys.stdout.flush()
     sys.stderr.flush()
@@ -168,11 +176,18 @@ def fork_spare(sock, procs_fds):
             for fd in procs_fds:
                 os.write(fd, b"0")
                 os.close(fd)
+            # After joining, so that the cgroup namespace is rooted at the leaf.
+            check(libc.unshare(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWCGROUP), "unshare")
+            mount_work_dirs(workdir)
             theirs.sendall(b"J")
-            req, fds = recv_message(theirs)
+            head, fds, _, _ = socket.recv_fds(theirs, 4, 8)
+            if not head:
+                raise EOFError
+            head += recv_exact(theirs, 4 - len(head))
+            req = json.loads(recv_exact(theirs, struct.unpack("<I", head)[0]))
             theirs.close()
             seq = req["seq"]
-            child(sock, req, fds)
+            child(sock, req, fds, workdir)
         except EOFError:
             os._exit(0)
         except BaseException as e:
@@ -201,23 +216,21 @@ def main():
     spare = None
     while True:
         try:
-            req, fds = recv_message(sock)
+            kind, seq, nnext, workdir, body, fds = recv_message(sock)
         except EOFError:
             return
-        if "prepare" in req:
+        if kind == PREPARE:
             if spare is None:
-                spare = fork_spare(sock, fds)
+                spare = fork_spare(sock, fds, workdir)
             else:
                 for fd in fds:
                     os.close(fd)
             continue
-        seq = req["seq"]
-        own, nxt = fds[:5], fds[5:]
+        own, nxt = fds[:5], fds[5:5 + nnext]
         pid, to_spare = spare if spare is not None else (None, None)
         spare = None
         joined = to_spare is not None and to_spare.recv(1) == b"J"
         if joined:
-            body = json.dumps(req).encode()
             socket.send_fds(to_spare, [struct.pack("<I", len(body)) + body], own)
         if to_spare is not None:
             to_spare.close()
@@ -225,7 +238,7 @@ def main():
             os.close(fd)
         # The next execution's child joins its leaf while this one runs.
         if nxt:
-            spare = fork_spare(sock, nxt)
+            spare = fork_spare(sock, nxt, workdir)
         if not joined:
             if pid is not None:
                 os.waitpid(pid, 0)
@@ -234,6 +247,5 @@ def main():
             continue
         _, status = os.waitpid(pid, 0)
         record(sock, STEP_END, seq, status)
-
 
 main()

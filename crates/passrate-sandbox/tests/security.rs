@@ -378,6 +378,79 @@ fn no_state_carries_between_executions() {
 }
 
 #[test]
+fn every_warm_execution_gets_fresh_namespaces_and_work_dirs() {
+    // A warm slot's spare prepares its mount/IPC/cgroup namespaces and tmpfs work dirs
+    // before its request: each must still be new for each execution, never a reused one.
+    // The kernel recycles namespace inode numbers once a namespace is freed, so the test
+    // holds the first execution's namespaces open while the second one runs.
+    use std::os::unix::fs::MetadataExt;
+    let j = common::jail_with(CgroupPreference::Auto, 1);
+    let kinds = ["mnt", "ipc", "cgroup"];
+    let held: Vec<fs_err::File> = std::thread::scope(|s| {
+        let first = s.spawn(|| j.python("import time\ntime.sleep(1.5)\nprint('first')\n"));
+        let mut held = Vec::new();
+        for _ in 0..300 {
+            if let Some(p) = common::processes_with_uids(&[j.uid_base + 1000]).first() {
+                let pid = p.split_whitespace().next().unwrap_or("").to_owned();
+                held = kinds
+                    .iter()
+                    .filter_map(|k| fs_err::File::open(format!("/proc/{pid}/ns/{k}")).ok())
+                    .collect();
+                if held.len() == kinds.len() {
+                    break;
+                }
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        let out = first.join().expect("first execution");
+        assert_eq!(stdout(&out).trim(), "first", "{out:?}");
+        held
+    });
+    assert_eq!(
+        held.len(),
+        kinds.len(),
+        "the first execution's process was not found"
+    );
+    let held: Vec<u64> = held
+        .iter()
+        .map(|f| f.metadata().expect("ns").ino())
+        .collect();
+    let code = "import os\nprint(*[os.stat('/proc/self/ns/' + k).st_ino for k in ('mnt', 'ipc', 'cgroup')])\n";
+    let out = j.python(code);
+    let now: Vec<u64> = stdout(&out)
+        .split_whitespace()
+        .filter_map(|n| n.parse().ok())
+        .collect();
+    assert_eq!(now.len(), kinds.len(), "{out:?}");
+    for (k, (a, b)) in kinds.iter().zip(held.iter().zip(&now)) {
+        assert_ne!(
+            a, b,
+            "the {k} namespace of the previous execution was reused"
+        );
+    }
+    // And nothing written by one execution is seen by the next.
+    for _ in 0..4 {
+        let out = j.python("import os\nprint(sorted(os.listdir('/tmp')), os.listdir('/dev/shm'))\nopen('/tmp/left', 'w').write('x')\nopen('/dev/shm/left', 'w').write('x')\n");
+        assert_eq!(stdout(&out).trim(), "['main.py'] []", "{out:?}");
+    }
+}
+
+#[test]
+fn a_warm_execution_gets_its_own_work_dir_size() {
+    // The spare mounts its work dirs with the previous request's size; another size must
+    // still be the one that binds.
+    let j = common::jail_with(CgroupPreference::Auto, 1);
+    let code = "import os\nfor p in ('/tmp', '/dev/shm'):\n    v = os.statvfs(p)\n    print(v.f_blocks * v.f_frsize >> 20, end=' ')\n";
+    for mib in [16u64, 4, 4, 32, 16] {
+        let mut req = common::python_request(code);
+        req.limits.workdir_bytes = mib << 20;
+        let out = j.run(&req);
+        assert_eq!(out.status, ExecStatus::Ok, "{out:?}");
+        assert_eq!(stdout(&out).trim(), format!("{mib} {mib}"), "{out:?}");
+    }
+}
+
+#[test]
 fn sysv_ipc_is_private_to_each_jail() {
     let j = jail();
     let code = "import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\nprint(libc.shmget(0x5a5a, 4096, 0o1666))\n";
@@ -497,9 +570,9 @@ fn supervisor_killed_mid_run_leaves_nothing() {
             .map(|d| d.flatten().filter(|e| e.path().is_dir()).count())
             .unwrap_or(0)
     };
-    // Its execution's leaf, and a warm slot's prepared leaf for the next execution.
+    // Its execution's leaf, and a warm slot's prepared leaves for the next two executions.
     assert!(
-        (1..=2).contains(&leftovers(&group)),
+        (1..=3).contains(&leftovers(&group)),
         "the killed jail's cgroups should still be there"
     );
     let again = common::jail_in_group(CgroupPreference::Auto, 1, base, group.clone());
