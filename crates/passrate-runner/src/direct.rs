@@ -142,6 +142,7 @@ mod tests {
             exec: run,
             runtimes: &runtimes,
             java_harness: &std::sync::OnceLock::new(),
+            python_harness: &std::sync::OnceLock::new(),
         };
         let calls: Vec<Vec<Value>> = values.iter().map(|v| vec![v.clone()]).collect();
         core.run_calls(language, code, "ident", class, &calls)
@@ -182,6 +183,40 @@ mod tests {
             &values,
         );
         assert_eq!(got, values);
+    }
+
+    #[test]
+    fn the_python_harness_runs_as_bytecode_compiled_once() {
+        let options = RunnerOptions::default();
+        let runtimes = Mutex::new(BTreeMap::new());
+        let pyc = std::sync::OnceLock::new();
+        let core = Core {
+            options: &options,
+            exec: run,
+            runtimes: &runtimes,
+            java_harness: &std::sync::OnceLock::new(),
+            python_harness: &pyc,
+        };
+        let calls = vec![vec![Value::int(41)]];
+        let got = core
+            .run_calls(
+                Language::Python,
+                "def inc(x):\n    return x + 1\n",
+                "inc",
+                None,
+                &calls,
+            )
+            .expect("runs");
+        assert_eq!(got, vec![Ok(Value::int(42))]);
+        let bytes = pyc.get().expect("built").as_deref().expect("compiled");
+        assert_eq!(&bytes[2..4], b"\r\n");
+        let layout = core.layout(Language::Python, "x = 1\n", None, None);
+        assert!(
+            layout
+                .files
+                .iter()
+                .any(|f| f.path.ends_with(".pyc") && f.contents == bytes)
+        );
     }
 
     #[test]

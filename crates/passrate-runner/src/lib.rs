@@ -151,6 +151,9 @@ pub struct Runner {
     /// The Java harness's class files, compiled once in the sandbox (`None`: that failed, so
     /// every execution compiles the harness beside the candidate as before).
     java_harness: OnceLock<Option<Vec<InputFile>>>,
+    /// The Python harness as bytecode, compiled once in the sandbox (`None`: that failed, so
+    /// every execution compiles the harness's source as before).
+    python_harness: OnceLock<Option<Vec<u8>>>,
 }
 
 impl std::fmt::Debug for Runner {
@@ -186,6 +189,7 @@ impl Runner {
             options,
             runtimes: Mutex::new(BTreeMap::new()),
             java_harness: OnceLock::new(),
+            python_harness: OnceLock::new(),
         }
     }
 
@@ -203,6 +207,7 @@ impl Runner {
             exec: move |r: &ExecRequest| self.sandbox.execute(r),
             runtimes: &self.runtimes,
             java_harness: &self.java_harness,
+            python_harness: &self.python_harness,
         }
     }
 
@@ -285,6 +290,7 @@ struct Core<'a, E> {
     exec: E,
     runtimes: &'a Mutex<BTreeMap<Language, String>>,
     java_harness: &'a OnceLock<Option<Vec<InputFile>>>,
+    python_harness: &'a OnceLock<Option<Vec<u8>>>,
 }
 
 impl<E: Fn(&ExecRequest) -> Result<ExecOutcome, SandboxError>> Core<'_, E> {
@@ -329,6 +335,35 @@ impl<E: Fn(&ExecRequest) -> Result<ExecOutcome, SandboxError>> Core<'_, E> {
             .as_deref()
     }
 
+    /// The Python harness compiled once to bytecode, through the sandbox like everything else.
+    fn python_harness(&self) -> Option<&[u8]> {
+        self.python_harness
+            .get_or_init(|| {
+                let (files, steps) = harness::python_harness_build();
+                let request = ExecRequest {
+                    steps,
+                    files,
+                    stdin: Vec::new(),
+                    channel_input: Vec::new(),
+                    limits: self.limits(self.options.intake_cpu_ms, None),
+                    prestart: None,
+                };
+                let built = match (self.exec)(&request) {
+                    Ok(out) if out.status == passrate_sandbox::ExecStatus::Ok && !out.truncated => {
+                        harness::parse_pyc_hex(&out.stdout)
+                    }
+                    _ => None,
+                };
+                if built.is_none() {
+                    tracing::warn!(
+                        "precompiling the Python harness failed; compiling it in each execution"
+                    );
+                }
+                built
+            })
+            .as_deref()
+    }
+
     /// The execution layout; Java candidates that cannot name the harness are compiled alone
     /// beside its prebuilt classes.
     fn layout(
@@ -344,6 +379,15 @@ impl<E: Fn(&ExecRequest) -> Result<ExecOutcome, SandboxError>> Core<'_, E> {
             && let Some(classes) = self.java_harness()
         {
             return harness::java_layout(source, class, Some(classes));
+        }
+        if language == Language::Python {
+            return harness::python_layout_with(
+                language,
+                source,
+                class,
+                check,
+                self.python_harness(),
+            );
         }
         harness::layout(language, source, class, check)
     }
@@ -496,7 +540,7 @@ impl<E: Fn(&ExecRequest) -> Result<ExecOutcome, SandboxError>> Core<'_, E> {
             return Err(RunnerError::Unsupported(language));
         }
         check_name("entry point", entry_point)?;
-        let layout = harness::layout(language, code, None, Some(check_code));
+        let layout = self.layout(language, code, None, Some(check_code));
         let check_file = match language {
             Language::Python => "check.py",
             _ => "check.js",
