@@ -56,6 +56,13 @@ pub struct Args {
     /// (to compare the two under the same load).
     #[arg(long)]
     no_prestart: bool,
+    /// Executions at once (the sandbox's slots and the bench's threads; default: one per
+    /// core), to measure whether overlapping waits raises throughput.
+    #[arg(long)]
+    slots: Option<usize>,
+    /// Only these suites (`python`, `javascript`, `java`; HumanEval+ follows `--no-plus`).
+    #[arg(long, value_delimiter = ',')]
+    only: Vec<String>,
 }
 
 /// HumanEvalPack's JavaScript/162 imports the npm package `js-md5`, absent from the sandbox.
@@ -514,6 +521,10 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     if args.no_prestart {
         config.prestarted = 0;
     }
+    if let Some(n) = args.slots {
+        anyhow::ensure!(n >= 1, "--slots must be at least 1");
+        config.slots = n;
+    }
     let sandbox = Sandbox::new(config)?;
     let slots = sandbox.slots();
     let runner = Runner::new(sandbox.clone(), RunnerOptions::default());
@@ -533,20 +544,26 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     );
 
     let pack = data.join("humanevalpack");
-    let mut suites = vec![
-        cached_suite(
+    let wanted = |name: &str| args.only.is_empty() || args.only.iter().any(|o| o == name);
+    let mut suites = Vec::new();
+    if wanted("python") {
+        suites.push(cached_suite(
             &cache,
             "python",
             &[pack.join("python/humanevalpack.jsonl")],
             || build_recorded(&runner, slots, &data, Language::Python),
-        )?,
-        cached_suite(
+        )?);
+    }
+    if wanted("javascript") {
+        suites.push(cached_suite(
             &cache,
             "javascript",
             &[pack.join("js/humanevalpack.jsonl")],
             || build_recorded(&runner, slots, &data, Language::Javascript),
-        )?,
-        cached_suite(
+        )?);
+    }
+    if wanted("java") {
+        suites.push(cached_suite(
             &cache,
             "java",
             &[
@@ -554,8 +571,8 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
                 pack.join("java/humanevalpack.jsonl"),
             ],
             || build_java(&runner, slots, &data),
-        )?,
-    ];
+        )?);
+    }
     if !args.no_plus {
         suites.push(cached_suite(
             &cache,
