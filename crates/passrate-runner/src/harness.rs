@@ -219,7 +219,7 @@ sys.stdout.write((importlib.util.MAGIC_NUMBER + bytes(12) + marshal.dumps(code))
 /// is magic (4 bytes), flags 0 (an unchecked, timestamp-less pyc: runpy ignores the rest).
 pub(crate) fn parse_pyc_hex(stdout: &[u8]) -> Option<Vec<u8>> {
     let hex = std::str::from_utf8(stdout).ok()?.trim();
-    if hex.len() % 2 != 0 || hex.len() < 34 {
+    if !hex.len().is_multiple_of(2) || hex.len() < 34 {
         return None;
     }
     let bytes = (0..hex.len())

@@ -323,18 +323,19 @@ impl Slot {
             child_fds.push(fd);
         }
         child_fds.extend(next_fds);
+        // File contents follow the JSON as raw bytes (sizes in the JSON): no hex or
+        // escaping of e.g. a .pyc in either direction.
+        let mut blob = Vec::new();
         let files: Vec<serde_json::Value> = exec
             .files
             .iter()
             .map(|f| {
-                let mut v = match std::str::from_utf8(&f.contents) {
-                    Ok(text) => serde_json::json!({ "path": f.path, "text": text }),
-                    Err(_) => {
-                        serde_json::json!({ "path": f.path, "hex": wire::to_hex(&f.contents) })
-                    }
-                };
-                v["executable"] = serde_json::Value::Bool(f.executable);
-                v
+                blob.extend_from_slice(&f.contents);
+                serde_json::json!({
+                    "path": f.path,
+                    "size": f.contents.len(),
+                    "executable": f.executable,
+                })
             })
             .collect();
         let request = serde_json::json!({
@@ -348,7 +349,11 @@ impl Slot {
                 "data": limits.heap_bytes,
             },
         });
-        let body = serde_json::to_vec(&request).map_err(|e| e.to_string())?;
+        let json = serde_json::to_vec(&request).map_err(|e| e.to_string())?;
+        let mut body = Vec::with_capacity(4 + json.len() + blob.len());
+        body.extend_from_slice(&(json.len() as u32).to_le_bytes());
+        body.extend_from_slice(&json);
+        body.extend_from_slice(&blob);
         // The spare for the following execution prepares a work dir of this size.
         let head = header(body.len(), MSG_EXEC, self.seq, next, limits.workdir_bytes);
         let sent =

@@ -94,15 +94,50 @@ pub mod bytes {
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
         match Repr::deserialize(d)? {
             Repr::Text(t) => Ok(t.into_bytes()),
-            Repr::Hex(h) => {
-                if h.len() % 2 != 0 {
-                    return Err(serde::de::Error::custom("odd hex length"));
-                }
-                (0..h.len())
-                    .step_by(2)
-                    .map(|i| u8::from_str_radix(&h[i..i + 2], 16).map_err(serde::de::Error::custom))
-                    .collect()
+            Repr::Hex(h) => from_hex(h.as_bytes()).ok_or_else(|| {
+                serde::de::Error::custom("invalid hex (odd length or a non-hex digit)")
+            }),
+        }
+    }
+
+    /// Decodes lower- or upper-case hex in one pass.
+    fn from_hex(h: &[u8]) -> Option<Vec<u8>> {
+        fn digit(c: u8) -> Option<u8> {
+            match c {
+                b'0'..=b'9' => Some(c - b'0'),
+                b'a'..=b'f' => Some(c - b'a' + 10),
+                b'A'..=b'F' => Some(c - b'A' + 10),
+                _ => None,
             }
         }
+        if !h.len().is_multiple_of(2) {
+            return None;
+        }
+        h.chunks_exact(2)
+            .map(|p| Some(digit(p[0])? << 4 | digit(p[1])?))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[derive(serde::Serialize, serde::Deserialize, PartialEq, Debug)]
+    struct Holder(#[serde(with = "super::bytes")] Vec<u8>);
+
+    #[test]
+    fn bytes_round_trip_as_text_or_hex() {
+        for data in [
+            b"plain text\n".to_vec(),
+            (0..=255u8).collect(),
+            vec![0xa7, 0x0d, 0x0d, 0x0a, 0xff],
+        ] {
+            let json = serde_json::to_string(&Holder(data.clone())).expect("serialises");
+            let back: Holder = serde_json::from_str(&json).expect("deserialises");
+            assert_eq!(back.0, data);
+        }
+        assert!(serde_json::from_str::<Holder>(r#"{"hex":"abc"}"#).is_err());
+        assert!(serde_json::from_str::<Holder>(r#"{"hex":"zz"}"#).is_err());
+        let upper: Holder = serde_json::from_str(r#"{"hex":"A70D"}"#).expect("upper case");
+        assert_eq!(upper.0, vec![0xa7, 0x0d]);
     }
 }

@@ -15,6 +15,8 @@
 #     PREPARE: `next` cgroup.procs descriptors of the first spare's leaf (no body);
 #     EXEC: the execution's five stdio/channel descriptors, then `next` descriptors of the
 #     leaf for the spare that serves the following execution (`workdir`: its /tmp size).
+#     Its body: <json length u32>, the JSON request, then the files' contents back to back
+#     (their sizes are in the JSON).
 #   zygote -> supervisor: 12-byte records <kind u32, seq u32, value i32> (+ text for errors)
 import ctypes
 import fcntl
@@ -71,12 +73,14 @@ def record(sock, kind, seq, value, text=b""):
 
 
 def recv_exact(sock, n):
-    data = b""
-    while len(data) < n:
-        chunk = sock.recv(n - len(data))
-        if not chunk:
+    data = bytearray(n)
+    view = memoryview(data)
+    got = 0
+    while got < n:
+        k = sock.recv_into(view[got:])
+        if not k:
             raise EOFError
-        data += chunk
+        got += k
     return data
 
 
@@ -87,18 +91,20 @@ def mount_work_dirs(size, remount=0):
                      ("size=%d,nr_inodes=256,mode=1777" % size).encode()), "mount /dev/shm")
 
 
-def child(sock, req, fds, prepared_size):
+def child(sock, req, blob, fds, prepared_size):
     # Namespaces and work dirs were made fresh by this process when it became the spare.
     size = req["workdir_bytes"]
     if size != prepared_size:
         mount_work_dirs(size, MS_REMOUNT)
+    offset = 0
     for f in req["files"]:
+        data = blob[offset:offset + f["size"]]
+        offset += f["size"]
         path = os.path.join("/tmp", f["path"])
         parent = os.path.dirname(path)
         if parent != "/tmp":
             os.makedirs(parent, exist_ok=True)
             os.chown(parent, JAIL_UID, JAIL_UID)
-        data = f["text"].encode() if "text" in f else bytes.fromhex(f["hex"])
         with open(path, "wb") as out:
             out.write(data)
         os.chmod(path, 0o755 if f.get("executable") else 0o644)
@@ -184,10 +190,12 @@ def fork_spare(sock, procs_fds, workdir):
             if not head:
                 raise EOFError
             head += recv_exact(theirs, 4 - len(head))
-            req = json.loads(recv_exact(theirs, struct.unpack("<I", head)[0]))
+            body = recv_exact(theirs, struct.unpack("<I", head)[0])
             theirs.close()
+            (n,) = struct.unpack_from("<I", body)
+            req = json.loads(body[4:4 + n])
             seq = req["seq"]
-            child(sock, req, fds, workdir)
+            child(sock, req, memoryview(body)[4 + n:], fds, workdir)
         except EOFError:
             os._exit(0)
         except BaseException as e:
