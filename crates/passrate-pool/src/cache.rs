@@ -128,6 +128,14 @@ impl Cache {
         if !computed_here {
             self.hits.fetch_add(1, Ordering::Relaxed);
         }
+        if stored.is_err() && computed_here {
+            // Failures are not remembered in memory either: a retry executes again.
+            let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
+            let k = (kind.to_owned(), key.to_owned());
+            if slots.get(&k).is_some_and(|s| Arc::ptr_eq(s, &slot)) {
+                slots.remove(&k);
+            }
+        }
         let value = stored.clone()?;
         serde_json::from_value(value).map_err(|e| format!("cache entry {kind}/{key}: {e}"))
     }
@@ -167,6 +175,16 @@ mod tests {
         // Another fingerprint is another key.
         let other = Cache::new(Some(dir.path().to_path_buf()), "fp2");
         assert_ne!(other.key("k", &("a", 1)), key);
+    }
+
+    #[test]
+    fn errors_are_retried_in_memory() {
+        let cache = Cache::in_memory("fp");
+        let key = cache.key("k", "x");
+        let r: Result<u32, String> = cache.get_or_compute("k", &key, || Err("boom".into()));
+        assert_eq!(r, Err("boom".into()));
+        let r: Result<u32, String> = cache.get_or_compute("k", &key, || Ok(7));
+        assert_eq!(r, Ok(7));
     }
 
     #[test]
