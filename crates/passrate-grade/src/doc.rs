@@ -21,10 +21,10 @@ use std::collections::BTreeMap;
 
 use passrate_extract::literal::{self, LiteralCall};
 use passrate_extract::{ExtractRequest, structure};
-use passrate_runner::{Runner, RunnerError};
+use passrate_runner::RunnerError;
 use passrate_schema::{Category, Comparator, Language, RuleFailure, Task, Value, Verdict};
 
-use crate::GradeError;
+use crate::{Execute, GradeError};
 
 /// One usage example as the doc writes it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -369,7 +369,7 @@ fn short(text: &str) -> String {
 
 /// Grades a documentation answer (see the module docs for the rules).
 pub fn grade(
-    runner: &Runner,
+    runner: &dyn Execute,
     task: &Task,
     language: Language,
     code: &str,
@@ -524,7 +524,7 @@ pub fn grade(
 /// Runs the examples' calls against the reference and says, per example, what is wrong
 /// with it (`None`: correct).
 fn run_examples(
-    runner: &Runner,
+    runner: &dyn Execute,
     task: &Task,
     language: Language,
     calls: &[Vec<Value>],

@@ -11,8 +11,68 @@ pub mod unittest;
 
 use std::collections::BTreeMap;
 
-use passrate_runner::{Runner, RunnerError};
-use passrate_schema::{Category, GraderReport, Language, Reason, RuleFailure, Task, Verdict};
+use passrate_runner::{Runner, RunnerError, SuiteOutcome, SuiteTarget};
+use passrate_schema::{
+    Category, ErrorInfo, GraderReport, Language, Reason, RuleFailure, Task, Value, Verdict,
+};
+
+/// The executions graders ask for. [`Runner`] is the one implementation that runs anything;
+/// intake wraps it to reuse an identical execution (same code, tests, limits) it already
+/// made, e.g. a refactoring task's call tests on its base task's reference.
+pub trait Execute: Sync {
+    /// [`Runner::evaluate`]: the task's call tests on `code`.
+    fn evaluate(&self, task: &Task, language: Language, code: &str)
+    -> Result<Verdict, RunnerError>;
+    /// [`Runner::run_calls`]: `entry_point` of `code` on each argument list.
+    fn run_calls(
+        &self,
+        language: Language,
+        code: &str,
+        entry_point: &str,
+        class_name: Option<&str>,
+        calls: &[Vec<Value>],
+    ) -> Result<Vec<Result<Value, ErrorInfo>>, RunnerError>;
+    /// [`Runner::run_suite`]: a test suite against one implementation.
+    fn run_suite(
+        &self,
+        language: Language,
+        implementation: &str,
+        tests: &str,
+        target: &SuiteTarget<'_>,
+    ) -> Result<SuiteOutcome, RunnerError>;
+}
+
+impl Execute for Runner {
+    fn evaluate(
+        &self,
+        task: &Task,
+        language: Language,
+        code: &str,
+    ) -> Result<Verdict, RunnerError> {
+        Runner::evaluate(self, task, language, code)
+    }
+
+    fn run_calls(
+        &self,
+        language: Language,
+        code: &str,
+        entry_point: &str,
+        class_name: Option<&str>,
+        calls: &[Vec<Value>],
+    ) -> Result<Vec<Result<Value, ErrorInfo>>, RunnerError> {
+        Runner::run_calls(self, language, code, entry_point, class_name, calls)
+    }
+
+    fn run_suite(
+        &self,
+        language: Language,
+        implementation: &str,
+        tests: &str,
+        target: &SuiteTarget<'_>,
+    ) -> Result<SuiteOutcome, RunnerError> {
+        Runner::run_suite(self, language, implementation, tests, target)
+    }
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum GradeError {
@@ -81,7 +141,7 @@ pub fn is_graded(category: Category) -> bool {
 
 /// Judges `code` (already extracted and format-compliant) for `task` in `language`.
 pub fn grade(
-    runner: &Runner,
+    runner: &dyn Execute,
     task: &Task,
     language: Language,
     code: &str,

@@ -16,10 +16,9 @@
 use std::collections::BTreeMap;
 
 use passrate_extract::{measure, structure};
-use passrate_runner::Runner;
 use passrate_schema::{Language, RuleFailure, Task, Verdict};
 
-use crate::GradeError;
+use crate::{Execute, GradeError};
 
 fn rule(failed: &mut Vec<RuleFailure>, rule: &str, detail: String) {
     failed.push(RuleFailure {
@@ -193,7 +192,7 @@ pub fn check_structure(
 
 /// Grades a refactoring answer: the call tests, then the structural rules.
 pub fn grade(
-    runner: &Runner,
+    runner: &dyn Execute,
     task: &Task,
     language: Language,
     code: &str,

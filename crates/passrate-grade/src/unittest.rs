@@ -11,10 +11,10 @@
 
 use std::collections::BTreeMap;
 
-use passrate_runner::{Runner, RunnerError, SuiteOutcome, SuiteTarget};
+use passrate_runner::{RunnerError, SuiteOutcome, SuiteTarget};
 use passrate_schema::{GraderReport, Language, Reason, RuleFailure, Task, Verdict};
 
-use crate::GradeError;
+use crate::{Execute, GradeError};
 
 /// The grader's name in reports.
 pub const GRADER: &str = "unit_tests";
@@ -73,7 +73,7 @@ fn describe_error(e: Option<&passrate_schema::ErrorInfo>) -> String {
 
 /// Grades `tests` (an extracted, format-compliant answer) for a unit-test writing task.
 pub fn grade(
-    runner: &Runner,
+    runner: &dyn Execute,
     task: &Task,
     language: Language,
     tests: &str,

@@ -27,7 +27,9 @@ use serde::de::DeserializeOwned;
 /// Bump when recording, building or validation logic changes what a cached entry means.
 pub const INTAKE_VERSION: u32 = 1;
 
-type Slot = Arc<OnceLock<Result<serde_json::Value, String>>>;
+/// A result as its JSON bytes: compact in memory (a whole import's results stay resident)
+/// and what the disk holds, so a hit only parses.
+type Slot = Arc<OnceLock<Result<Arc<[u8]>, String>>>;
 
 /// Memo of intake computations, optionally persisted in a directory.
 #[derive(Debug)]
@@ -111,34 +113,42 @@ impl Cache {
         let stored = slot.get_or_init(|| {
             if let Some(path) = self.path(kind, key)
                 && let Ok(bytes) = fs_err::read(&path)
-                && let Ok(value) = serde_json::from_slice::<serde_json::Value>(&bytes)
+                && serde_json::from_slice::<serde::de::IgnoredAny>(&bytes).is_ok()
             {
-                return Ok(value);
+                return Ok(bytes.into());
             }
             computed_here = true;
             self.misses.fetch_add(1, Ordering::Relaxed);
-            let value =
-                compute().and_then(|v| serde_json::to_value(&v).map_err(|e| e.to_string()))?;
+            let bytes =
+                compute().and_then(|v| serde_json::to_vec(&v).map_err(|e| e.to_string()))?;
             if let Some(path) = self.path(kind, key) {
                 // A cache that cannot be written only costs time next run.
-                let _ = write_atomically(&path, &value);
+                let _ = write_atomically(&path, &bytes);
             }
-            Ok(value)
+            Ok(bytes.into())
         });
         if !computed_here {
             self.hits.fetch_add(1, Ordering::Relaxed);
         }
-        let value = stored.clone()?;
-        serde_json::from_value(value).map_err(|e| format!("cache entry {kind}/{key}: {e}"))
+        if stored.is_err() && computed_here {
+            // Failures are not remembered in memory either: a retry executes again.
+            let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
+            let k = (kind.to_owned(), key.to_owned());
+            if slots.get(&k).is_some_and(|s| Arc::ptr_eq(s, &slot)) {
+                slots.remove(&k);
+            }
+        }
+        let bytes = stored.clone()?;
+        serde_json::from_slice(&bytes).map_err(|e| format!("cache entry {kind}/{key}: {e}"))
     }
 }
 
-fn write_atomically(path: &Path, value: &serde_json::Value) -> std::io::Result<()> {
+fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     if let Some(parent) = path.parent() {
         fs_err::create_dir_all(parent)?;
     }
     let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
-    fs_err::write(&tmp, serde_json::to_vec(value)?)?;
+    fs_err::write(&tmp, bytes)?;
     fs_err::rename(&tmp, path)
 }
 
@@ -167,6 +177,16 @@ mod tests {
         // Another fingerprint is another key.
         let other = Cache::new(Some(dir.path().to_path_buf()), "fp2");
         assert_ne!(other.key("k", &("a", 1)), key);
+    }
+
+    #[test]
+    fn errors_are_retried_in_memory() {
+        let cache = Cache::in_memory("fp");
+        let key = cache.key("k", "x");
+        let r: Result<u32, String> = cache.get_or_compute("k", &key, || Err("boom".into()));
+        assert_eq!(r, Err("boom".into()));
+        let r: Result<u32, String> = cache.get_or_compute("k", &key, || Ok(7));
+        assert_eq!(r, Ok(7));
     }
 
     #[test]

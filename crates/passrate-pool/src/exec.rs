@@ -2,7 +2,13 @@
 //! on a reference, and evaluate an answer exactly as a model's answer is evaluated.
 //! `passrate_runner::Runner` implements it; tests use small scripted executors.
 
-use passrate_schema::{ErrorInfo, Language, Task, Value, Verdict};
+use passrate_grade::Execute;
+use passrate_runner::{Runner, RunnerError, SuiteOutcome, SuiteTarget};
+use passrate_schema::{Comparator, ErrorInfo, Language, Task, TestCase, Value, Verdict};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::cache::Cache;
 
 /// One call a dataset's check code made on the reference, and what the reference did.
 #[derive(Clone, Debug, PartialEq)]
@@ -80,6 +86,178 @@ pub trait Executor: Sync {
         language: Language,
         candidate: &str,
     ) -> Result<Verdict, ExecError>;
+
+    /// [`Executor::evaluate`] as run `run` of an intake evaluation. An executor may take an
+    /// execution inside it from `cache` when an identical one (same code, tests, limits and
+    /// run index) was already made, e.g. a refactoring task's call tests on the reference of
+    /// its base task; distinct run indices stay distinct executions.
+    fn evaluate_run(
+        &self,
+        task: &Task,
+        language: Language,
+        candidate: &str,
+        cache: &Cache,
+        run: usize,
+    ) -> Result<Verdict, ExecError> {
+        let _ = (cache, run);
+        self.evaluate(task, language, candidate)
+    }
+}
+
+/// The runner, with the executions graders ask for reused through the intake cache (keyed
+/// by everything the execution depends on, and the run index).
+struct Reuse<'a> {
+    runner: &'a Runner,
+    cache: &'a Cache,
+    run: usize,
+}
+
+/// Everything [`Runner::evaluate`] depends on besides the runner's fingerprint.
+#[derive(Serialize)]
+struct CallTestsInput<'a> {
+    language: Language,
+    code: &'a str,
+    entry_point: &'a str,
+    class_name: Option<&'a str>,
+    preamble: Option<&'a str>,
+    /// The tests the language runs, by index in the task (verdicts name tests by index),
+    /// `languages` cleared (it only selects tests).
+    tests: Vec<(usize, TestCase, &'a Comparator)>,
+    limits: &'a passrate_schema::LimitOverrides,
+    calibration: Option<&'a Vec<u64>>,
+    run: usize,
+}
+
+#[derive(Serialize)]
+struct RunCallsInput<'a> {
+    language: Language,
+    code: &'a str,
+    entry_point: &'a str,
+    class_name: Option<&'a str>,
+    calls: &'a [Vec<Value>],
+    run: usize,
+}
+
+impl Reuse<'_> {
+    /// `f`'s result through the cache. Failures are not stored; a caller that waited on
+    /// someone else's failed execution executes itself, so errors keep their type.
+    fn reuse<T: Serialize + DeserializeOwned>(
+        &self,
+        kind: &str,
+        input: &impl Serialize,
+        f: impl Fn() -> Result<T, RunnerError>,
+    ) -> Result<T, RunnerError> {
+        let key = self.cache.key(kind, input);
+        let mut failure = None;
+        let stored = self.cache.get_or_compute(kind, &key, || {
+            f().map_err(|e| {
+                let message = e.to_string();
+                failure = Some(e);
+                message
+            })
+        });
+        match (stored, failure) {
+            (Ok(v), _) => Ok(v),
+            (Err(_), Some(e)) => Err(e),
+            (Err(_), None) => f(),
+        }
+    }
+}
+
+impl Execute for Reuse<'_> {
+    fn evaluate(
+        &self,
+        task: &Task,
+        language: Language,
+        code: &str,
+    ) -> Result<Verdict, RunnerError> {
+        let run = || Runner::evaluate(self.runner, task, language, code);
+        let Some(variant) = task.variants.get(&language) else {
+            return run();
+        };
+        let input = CallTestsInput {
+            language,
+            code,
+            entry_point: &variant.entry_point,
+            class_name: variant.class_name.as_deref(),
+            preamble: variant.preamble.as_deref(),
+            tests: task
+                .tests_for(language)
+                .map(|(i, t)| {
+                    let mut t2 = t.clone();
+                    t2.languages.clear();
+                    (i, t2, task.comparator_for(t))
+                })
+                .collect(),
+            limits: &task.limits,
+            calibration: task.calibration.reference_test_cpu_us.get(&language),
+            run: self.run,
+        };
+        let mut verdict: Verdict = self.reuse("call-tests", &input, run)?;
+        // The stored verdict may be another task's with the same code and tests.
+        verdict.task = task.id.clone();
+        Ok(verdict)
+    }
+
+    fn run_calls(
+        &self,
+        language: Language,
+        code: &str,
+        entry_point: &str,
+        class_name: Option<&str>,
+        calls: &[Vec<Value>],
+    ) -> Result<Vec<Result<Value, ErrorInfo>>, RunnerError> {
+        let input = RunCallsInput {
+            language,
+            code,
+            entry_point,
+            class_name,
+            calls,
+            run: self.run,
+        };
+        self.reuse("run-calls", &input, || {
+            Runner::run_calls(self.runner, language, code, entry_point, class_name, calls)
+        })
+    }
+
+    fn run_suite(
+        &self,
+        language: Language,
+        implementation: &str,
+        tests: &str,
+        target: &SuiteTarget<'_>,
+    ) -> Result<SuiteOutcome, RunnerError> {
+        Runner::run_suite(self.runner, language, implementation, tests, target)
+    }
+}
+
+/// Intake's evaluation: extraction and format compliance first, as for a model's answer (a
+/// stored signature that its own reference does not meet is a task defect), then the
+/// category's grader over `exec`.
+fn grade_reference(
+    exec: &dyn Execute,
+    task: &Task,
+    language: Language,
+    candidate: &str,
+) -> Result<Verdict, ExecError> {
+    let variant = task
+        .variants
+        .get(&language)
+        .ok_or_else(|| ExecError::msg(format!("no {language} variant")))?;
+    let request = passrate_extract::ExtractRequest::for_variant(language, task.category, variant);
+    let extraction = passrate_extract::extract(&request, candidate.as_bytes());
+    if !extraction.compliant {
+        return Ok(passrate_grade::unexecuted_verdict(
+            task,
+            language,
+            extraction.reason.unwrap_or(passrate_schema::Reason::NoCode),
+            extraction.detail,
+        ));
+    }
+    passrate_grade::grade(exec, task, language, &extraction.code).map_err(|e| ExecError {
+        infrastructure: e.is_infrastructure(),
+        source: Box::new(e),
+    })
 }
 
 /// The real thing: references run in the sandbox through the same runner that judges models.
@@ -145,27 +323,25 @@ impl Executor for passrate_runner::Runner {
             return passrate_runner::Runner::evaluate(self, task, language, candidate)
                 .map_err(ExecError::from_runner);
         }
-        // The reference takes the model's path: extraction and format compliance first (a
-        // stored signature that its own reference does not meet is a task defect), then the
-        // category's grader.
-        let variant = task
-            .variants
-            .get(&language)
-            .ok_or_else(|| ExecError::msg(format!("no {language} variant")))?;
-        let request =
-            passrate_extract::ExtractRequest::for_variant(language, task.category, variant);
-        let extraction = passrate_extract::extract(&request, candidate.as_bytes());
-        if !extraction.compliant {
-            return Ok(passrate_grade::unexecuted_verdict(
-                task,
-                language,
-                extraction.reason.unwrap_or(passrate_schema::Reason::NoCode),
-                extraction.detail,
-            ));
+        grade_reference(self, task, language, candidate)
+    }
+
+    fn evaluate_run(
+        &self,
+        task: &Task,
+        language: Language,
+        candidate: &str,
+        cache: &Cache,
+        run: usize,
+    ) -> Result<Verdict, ExecError> {
+        if !passrate_grade::is_graded(task.category) {
+            return Executor::evaluate(self, task, language, candidate);
         }
-        passrate_grade::grade(self, task, language, &extraction.code).map_err(|e| ExecError {
-            infrastructure: e.is_infrastructure(),
-            source: Box::new(e),
-        })
+        let reuse = Reuse {
+            runner: self,
+            cache,
+            run,
+        };
+        grade_reference(&reuse, task, language, candidate)
     }
 }

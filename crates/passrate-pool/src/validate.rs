@@ -44,7 +44,6 @@ struct EvalInput<'a> {
     tests: Vec<(TestCase, &'a Comparator)>,
     limits: &'a passrate_schema::LimitOverrides,
     calibration: Option<&'a Vec<u64>>,
-    runs: usize,
     /// Unit-test writing: the suite harnesses, which the runner's fingerprint (the first
     /// three harnesses) does not cover.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -61,7 +60,10 @@ fn judged_by_call_tests(category: Category) -> bool {
     )
 }
 
-/// Evaluates `answer` `runs` times, through the cache.
+/// Evaluates `answer` `runs` times, through the cache: run `k` is its own entry (the input's
+/// key and `k`), so the runs stay independent executions while a single evaluation of the
+/// same input elsewhere (a refactoring task's behaviour check on its reference) is the first
+/// run of the two, not a third execution.
 pub fn evaluate_cached(
     exec: &dyn Executor,
     cache: &Cache,
@@ -98,18 +100,17 @@ pub fn evaluate_cached(
             .collect(),
         limits: &task.limits,
         calibration: task.calibration.reference_test_cpu_us.get(&language),
-        runs,
         suite_harnesses: (task.category == Category::UnitTestWriting)
             .then(|| passrate_runner::suite::suite_sources().collect()),
     };
     let key = cache.key("eval", &input);
-    let mut verdicts: Vec<Verdict> = cache.get_or_compute("eval", &key, || {
-        let mut out = Vec::with_capacity(runs);
-        for _ in 0..runs {
-            out.push(with_retries(|| exec.evaluate(task, language, answer))?);
-        }
-        Ok(out)
-    })?;
+    let mut verdicts = Vec::with_capacity(runs);
+    for run in 0..runs {
+        let verdict: Verdict = cache.get_or_compute("eval", &format!("{key}-{run}"), || {
+            with_retries(|| exec.evaluate_run(task, language, answer, cache, run))
+        })?;
+        verdicts.push(verdict);
+    }
     // A shared entry may come from another task with the same code and tests.
     for v in &mut verdicts {
         v.task = task.id.clone();
@@ -235,9 +236,15 @@ pub fn validate_task(
         for other in &runs[1..] {
             for (a, b) in first.tests.iter().zip(&other.tests) {
                 // Sets are encoded in the runtime's iteration order, which string hashing
-                // randomises per process (Mbpp/945): compare values, not encodings.
+                // randomises per process (Mbpp/945): compare values, not encodings, and
+                // collections as sets where the test's comparator does (Mbpp/2 returns
+                // `tuple(set(a) & set(b))`, whose order is just as random).
+                let as_set = task
+                    .tests
+                    .get(a.index)
+                    .is_some_and(|t| task.comparator_for(t).as_set);
                 let same_actual = match (&a.actual, &b.actual) {
-                    (Some(x), Some(y)) => crate::import::build::equivalent(x, y, false),
+                    (Some(x), Some(y)) => crate::import::build::equivalent(x, y, as_set),
                     (x, y) => x == y,
                 };
                 if !same_actual || a.reason != b.reason {
