@@ -156,7 +156,10 @@ pub fn command_line(
                 exe: rt.path.clone(),
                 argv: with_args(
                     rt,
-                    vec!["-I".into(), "-B".into(), "-S".into(), script.clone()],
+                    python_flags(rt)
+                        .into_iter()
+                        .chain([script.clone()])
+                        .collect(),
                     args,
                 ),
                 data_limit: Some(limits.heap_bytes),
@@ -220,6 +223,27 @@ pub fn command_line(
     })
 }
 
+/// Interpreter flags of every sandboxed Python (fresh jails and the fork server): no user
+/// site (`-s`), no `site` module (`-S`), no bytecode writes (`-B`), and from 3.11 on the
+/// script's directory kept off `sys.path` (`-P`). Not `-I`/`-E`: they ignore the environment,
+/// which is passrate's own anyway (`CLEAN_ENV`), and with it `PYTHONHASHSEED=0`; string
+/// hashing would then be seeded per process (per warm slot, whose children share the fork
+/// server's seed), so the iteration order of a set of strings, and a verdict that depends on
+/// it, would change from run to run.
+pub fn python_flags(rt: &Runtime) -> Vec<String> {
+    let mut flags: Vec<String> = vec!["-s".into(), "-S".into(), "-B".into()];
+    if python_minor(&rt.version).is_some_and(|minor| minor >= 11) {
+        flags.push("-P".into());
+    }
+    flags
+}
+
+/// The minor version of a Python 3 `--version` line ("Python 3.11.2" -> 11).
+fn python_minor(version: &str) -> Option<u32> {
+    let number = version.trim().strip_prefix("Python 3.")?;
+    number.split('.').next()?.parse().ok()
+}
+
 /// The whole environment of a sandboxed program. Nothing is inherited from the host: a
 /// stray variable costs time (NODE_EXTRA_CA_CERTS: ~35 ms per Node start) or leaks secrets.
 pub const CLEAN_ENV: &[&str] = &[
@@ -232,3 +256,29 @@ pub const CLEAN_ENV: &[&str] = &[
     "PYTHONDONTWRITEBYTECODE=1",
     "PYTHONIOENCODING=utf-8",
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn python(version: &str) -> Runtime {
+        Runtime {
+            path: "/usr/bin/python3".into(),
+            version: version.into(),
+        }
+    }
+
+    #[test]
+    fn python_flags_never_ignore_the_environment() {
+        for v in ["Python 3.9.18", "Python 3.11.2", "Python 3.13.0", "garbage"] {
+            let flags = python_flags(&python(v));
+            assert!(
+                !flags.iter().any(|f| f == "-I" || f == "-E"),
+                "{v}: {flags:?}"
+            );
+            assert!(flags.iter().any(|f| f == "-s"), "{v}: {flags:?}");
+        }
+        assert!(python_flags(&python("Python 3.11.2")).contains(&"-P".to_owned()));
+        assert!(!python_flags(&python("Python 3.10.12")).contains(&"-P".to_owned()));
+    }
+}

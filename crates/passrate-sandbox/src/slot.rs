@@ -16,7 +16,7 @@ use crate::api::{ExecRequest, Limits, Program};
 use crate::cgroup::{ExecCgroup, Layout};
 use crate::jail::{self, HolderFds, IoFds};
 use crate::mounts::{self, RootSpec};
-use crate::runtimes::{CLEAN_ENV, Runtimes};
+use crate::runtimes::{self, CLEAN_ENV, Runtimes};
 use crate::sys::{self, close, cvt, write_all};
 use crate::wire::{self, JailResponse};
 
@@ -131,16 +131,11 @@ impl Slot {
             .ok_or("python3 is not installed on this host")?;
         let exe =
             CString::new(python.path.as_os_str().as_encoded_bytes()).map_err(|e| e.to_string())?;
-        let argv: Vec<CString> = [
-            python.path.display().to_string(),
-            "-I".into(),
-            "-B".into(),
-            "-S".into(),
-            format!("/{ZYGOTE_PATH}"),
-        ]
-        .into_iter()
-        .map(|a| CString::new(a).expect("no NUL"))
-        .collect();
+        let argv: Vec<CString> = std::iter::once(python.path.display().to_string())
+            .chain(runtimes::python_flags(python))
+            .chain([format!("/{ZYGOTE_PATH}")])
+            .map(|a| CString::new(a).expect("no NUL"))
+            .collect();
         let mut env: Vec<CString> = CLEAN_ENV
             .iter()
             .map(|e| CString::new(*e).expect("static"))

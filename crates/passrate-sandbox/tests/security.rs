@@ -608,6 +608,29 @@ fn python_in_a_fresh_jail_is_isolated_the_same_way() {
 }
 
 #[test]
+fn python_string_hashing_is_the_same_in_every_jail_and_slot() {
+    // A verdict must not depend on which slot ran it: with per-process (per fork server)
+    // hash seeds, the order of a set of strings, and so a printed result, would vary.
+    let code = "import sys\nprint(sys.flags.hash_randomization, hash('passrate'), list({'a', 'b', 'c', 'd'}))\n";
+    let mut seen = Vec::new();
+    for _ in 0..2 {
+        let j = common::jail_with(CgroupPreference::Auto, 1);
+        seen.push(stdout(
+            &j.sandbox
+                .execute_fresh_jail(&common::python_request(code))
+                .unwrap(),
+        ));
+        seen.push(stdout(&j.python(code)));
+        j.assert_nothing_survives();
+    }
+    assert!(
+        seen[0].starts_with("0 "),
+        "hash randomisation is on: {seen:?}"
+    );
+    assert!(seen.iter().all(|s| *s == seen[0]), "{seen:?}");
+}
+
+#[test]
 fn warm_slots_are_reused_and_do_not_accumulate_processes() {
     let j = common::jail_with(CgroupPreference::Auto, 1);
     let first = j.python("print('warm')");
