@@ -198,15 +198,6 @@ impl Drop for Prestarted {
     }
 }
 
-/// Takes a ready pre-started jail of `key` out of the pool.
-fn take_ready(state: &mut PrestartState, key: &str) -> Option<Prestarted> {
-    let i = state.ready.iter().position(|(k, _)| k == key)?;
-    Some(state.ready.remove(i).1)
-}
-
-/// How long an execution waits for a pre-start in flight before it takes a fresh jail.
-const PRESTART_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
-
 /// Keys of the pre-start pool kept at once (a new key evicts the oldest).
 const PRESTART_KEYS: usize = 4;
 
@@ -696,30 +687,24 @@ impl Sandbox {
         key: String,
     ) -> Result<ExecOutcome, SandboxError> {
         let taken = {
-            let pool = &self.inner.prestart;
-            let mut state = pool.state.lock().unwrap_or_else(|e| e.into_inner());
-            let mut taken = take_ready(&mut state, &key);
-            self.refill_locked(&mut state, &key, request);
-            // None ready but one on its way: wait for it rather than start a fresh jail. The
-            // start in flight is part done, and a fresh jail beside it would be a second
-            // start for one execution (the cores it takes are what back-to-back runs lack).
-            let deadline = std::time::Instant::now() + PRESTART_WAIT;
-            while taken.is_none()
-                && state.starting.get(&key).copied().unwrap_or(0) > 0
-                && !pool.closed.load(std::sync::atomic::Ordering::SeqCst)
-            {
-                let now = std::time::Instant::now();
-                if now >= deadline {
-                    break;
-                }
-                state = pool
-                    .cond
-                    .wait_timeout(state, deadline - now)
-                    .unwrap_or_else(|e| e.into_inner())
-                    .0;
-                taken = take_ready(&mut state, &key);
-                if taken.is_some() {
-                    self.refill_locked(&mut state, &key, request);
+            let mut state = self
+                .inner
+                .prestart
+                .state
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            let taken = state
+                .ready
+                .iter()
+                .position(|(k, _)| *k == key)
+                .map(|i| state.ready.remove(i).1);
+            let have = state.ready.iter().filter(|(k, _)| *k == key).count()
+                + state.starting.get(&key).copied().unwrap_or(0);
+            let refill = self.inner.config.prestarted.saturating_sub(have);
+            if refill > 0 {
+                *state.starting.entry(key.clone()).or_default() += refill;
+                for _ in 0..refill {
+                    self.refill_in_background(key.clone(), prestart_template(request));
                 }
             }
             taken
@@ -741,20 +726,6 @@ impl Sandbox {
             Err(e) => Err(SandboxError::Internal(format!(
                 "the pre-started jail failed: {e}"
             ))),
-        }
-    }
-
-    /// Starts enough pre-started jails of `key` in the background that `prestarted` are
-    /// ready or starting (the caller holds the pool's lock).
-    fn refill_locked(&self, state: &mut PrestartState, key: &str, request: &ExecRequest) {
-        let have = state.ready.iter().filter(|(k, _)| *k == key).count()
-            + state.starting.get(key).copied().unwrap_or(0);
-        let refill = self.inner.config.prestarted.saturating_sub(have);
-        if refill > 0 {
-            *state.starting.entry(key.to_owned()).or_default() += refill;
-            for _ in 0..refill {
-                self.refill_in_background(key.to_owned(), prestart_template(request));
-            }
         }
     }
 
