@@ -65,7 +65,10 @@ public final class JavacServer {
                 }
             };
             StringWriter diagnostics = new StringWriter();
-            List<String> options = List.of("-proc:none", "-nowarn", "-encoding", "UTF-8", "-Xlint:none");
+            // -XDstringConcat=inline: `a + b` as StringBuilder calls, not invokedynamic, whose
+            // first bootstrap costs a short-lived JVM tens of ms (see runtimes.rs).
+            List<String> options = List.of("-proc:none", "-nowarn", "-encoding", "UTF-8", "-Xlint:none",
+                    "-XDstringConcat=inline");
             boolean ok;
             try {
                 ok = compiler.getTask(diagnostics, manager, null, options, null, sources).call();
