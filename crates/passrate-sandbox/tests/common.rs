@@ -17,11 +17,17 @@ pub struct Jail {
     pub sandbox: Sandbox,
     pub uid_base: u32,
     pub group: String,
+    // Declared after `sandbox`, so dropped after it: only then are the group's leaves gone
+    // and the group itself removable.
+    _group_dirs: RemoveGroupDirs,
 }
 
-impl Drop for Jail {
+/// Removes a test sandbox's (by then empty) cgroup group directories when dropped.
+struct RemoveGroupDirs(String);
+
+impl Drop for RemoveGroupDirs {
     fn drop(&mut self) {
-        for base in cgroup_bases(&self.group) {
+        for base in cgroup_bases(&self.0) {
             let _ = std::fs::remove_dir(base);
         }
     }
@@ -59,6 +65,7 @@ pub fn jail_in_group(prefs: CgroupPreference, slots: usize, uid_base: u32, group
     Jail {
         sandbox,
         uid_base,
+        _group_dirs: RemoveGroupDirs(group.clone()),
         group,
     }
 }
