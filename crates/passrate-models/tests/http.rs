@@ -176,6 +176,8 @@ async fn status_429_waits_for_retry_after_seconds() {
 #[tokio::test]
 async fn status_429_honours_an_http_date_retry_after() {
     let server = MockServer::start().await;
+    // Started before the date is taken, so the set-up below cannot eat into the bound.
+    let started = Instant::now();
     let date = httpdate::fmt_http_date(SystemTime::now() + Duration::from_secs(2));
     Mock::given(method("POST"))
         .and(path(ROUTE))
@@ -190,12 +192,11 @@ async fn status_429_honours_an_http_date_retry_after() {
         .mount(&server)
         .await;
     let model = openai(&server.uri(), "");
-    let started = Instant::now();
     model
         .answer(&task("t/1"), Language::Python, 0, &NoCache, CacheMode::Use)
         .await
         .unwrap();
-    // The date has whole-second precision: now + 2 s is at least 1 s away.
+    // The date has whole-second precision: now + 2 s is at least 1 s after `started`.
     assert!(
         started.elapsed() >= Duration::from_millis(1000),
         "{:?}",
