@@ -260,11 +260,11 @@ fn run_in_cgroup(req: &JailRequest, cg: &ExecCgroup, prestart: bool) -> JailResp
     // misses processes that have not joined the leaf yet (the host went away while a
     // pre-start was still setting up): killing the holder as well takes init with it (its
     // parent-death signal) and with init the whole pid namespace, so the wait below ends.
+    // (Callers kill the leaf once more after this returns, for anything that joined late.)
     cg.kill_all();
     unsafe { libc::kill(holder, libc::SIGKILL) };
     let mut status = 0;
     unsafe { libc::waitpid(holder, &mut status, 0) };
-    cg.kill_all();
     // The child-side ends were closed before supervising, and supervise closed the input
     // feeds; closing any of them again could close a reused descriptor.
     for fd in [
