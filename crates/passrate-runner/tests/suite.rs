@@ -138,6 +138,19 @@ fn java_static_and_junit_style_tests_run_sorted_by_name() {
     let junit4 = "import org.junit.Test;\nimport static org.junit.Assert.*;\n\npublic class AddTest4 {\n    @Test\n    public void adds() { assertEquals(\"sum\", 3, new Solution().add(1, 2)); assertTrue(true); }\n}\n";
     let o = run(Language::Java, JAVA_IMPL, junit4);
     assert_eq!(names(&o), vec![("AddTest4.adds", Reason::Pass)], "{o:?}");
+    // JUnit 4's message-first forms and its own ThrowingRunnable, failing and passing.
+    let junit4_more = "import org.junit.Test;\nimport static org.junit.Assert.*;\n\npublic class More4 {\n    @Test\n    public void wrong() { assertEquals(\"2+2\", 5, new Solution().add(2, 2)); }\n    @Test\n    public void delta() { assertEquals(\"near\", 3.0, (double) new Solution().add(1, 2), 1e-9); }\n    @Test\n    public void throwsNothing() { assertThrows(ArithmeticException.class, () -> new Solution().add(1, 1)); }\n    @Test\n    public void throwsIt() { assertThrows(ArithmeticException.class, () -> { int z = 0; int x = 1 / z; }); }\n}\n";
+    let o = run(Language::Java, JAVA_IMPL, junit4_more);
+    assert_eq!(
+        names(&o),
+        vec![
+            ("More4.delta", Reason::Pass),
+            ("More4.throwsIt", Reason::Pass),
+            ("More4.throwsNothing", Reason::WrongAnswer),
+            ("More4.wrong", Reason::WrongAnswer)
+        ],
+        "{o:?}"
+    );
 }
 
 #[test]

@@ -1,328 +1,274 @@
-// passrate's JUnit stand-in (no JUnit in the sandbox): the assertions answers use.
+// passrate's JUnit stand-in (no JUnit in the sandbox): JUnit 4's assertions, message first,
+// over the JUnit 5 ones in org.junit.jupiter.api.Assertions (one implementation, same
+// failure messages).
 package org.junit;
+
+import org.junit.jupiter.api.Assertions;
 
 public final class Assert {
     private Assert() {}
 
     public static void assertEquals(Object expected, Object actual) {
-        if (!eq(expected, actual)) fail(format(null, expected, actual));
+        Assertions.assertEquals(expected, actual);
     }
 
     public static void assertEquals(String message, Object expected, Object actual) {
-        if (!eq(expected, actual)) fail(format(message, expected, actual));
+        Assertions.assertEquals(expected, actual, message);
     }
 
     public static void assertNotEquals(Object unexpected, Object actual) {
-        if (eq(unexpected, actual)) fail((null == null ? "" : null + " ==> ") + "expected: not equal but was: <" + show(actual) + ">");
+        Assertions.assertNotEquals(unexpected, actual);
     }
 
     public static void assertNotEquals(String message, Object unexpected, Object actual) {
-        if (eq(unexpected, actual)) fail((message == null ? "" : message + " ==> ") + "expected: not equal but was: <" + show(actual) + ">");
+        Assertions.assertNotEquals(unexpected, actual, message);
     }
 
     public static void assertEquals(long expected, long actual) {
-        if (expected != actual) fail(format(null, expected, actual));
+        Assertions.assertEquals(expected, actual);
     }
 
     public static void assertEquals(String message, long expected, long actual) {
-        if (expected != actual) fail(format(message, expected, actual));
+        Assertions.assertEquals(expected, actual, message);
     }
 
     public static void assertNotEquals(long unexpected, long actual) {
-        if (unexpected == actual) fail((null == null ? "" : null + " ==> ") + "expected: not equal but was: <" + actual + ">");
+        Assertions.assertNotEquals(unexpected, actual);
     }
 
     public static void assertNotEquals(String message, long unexpected, long actual) {
-        if (unexpected == actual) fail((message == null ? "" : message + " ==> ") + "expected: not equal but was: <" + actual + ">");
+        Assertions.assertNotEquals(unexpected, actual, message);
     }
 
     public static void assertEquals(double expected, double actual) {
-        if (!(Double.compare(expected, actual) == 0)) fail(format(null, expected, actual));
+        Assertions.assertEquals(expected, actual);
     }
 
     public static void assertEquals(String message, double expected, double actual) {
-        if (!(Double.compare(expected, actual) == 0)) fail(format(message, expected, actual));
+        Assertions.assertEquals(expected, actual, message);
     }
 
     public static void assertNotEquals(double unexpected, double actual) {
-        if (unexpected == actual) fail((null == null ? "" : null + " ==> ") + "expected: not equal but was: <" + actual + ">");
+        Assertions.assertNotEquals(unexpected, actual);
     }
 
     public static void assertNotEquals(String message, double unexpected, double actual) {
-        if (unexpected == actual) fail((message == null ? "" : message + " ==> ") + "expected: not equal but was: <" + actual + ">");
+        Assertions.assertNotEquals(unexpected, actual, message);
     }
 
     public static void assertEquals(float expected, float actual) {
-        if (!(Float.compare(expected, actual) == 0)) fail(format(null, expected, actual));
+        Assertions.assertEquals(expected, actual);
     }
 
     public static void assertEquals(String message, float expected, float actual) {
-        if (!(Float.compare(expected, actual) == 0)) fail(format(message, expected, actual));
+        Assertions.assertEquals(expected, actual, message);
     }
 
     public static void assertEquals(char expected, char actual) {
-        if (expected != actual) fail(format(null, expected, actual));
+        Assertions.assertEquals(expected, actual);
     }
 
     public static void assertEquals(String message, char expected, char actual) {
-        if (expected != actual) fail(format(message, expected, actual));
+        Assertions.assertEquals(expected, actual, message);
     }
 
     public static void assertEquals(byte expected, byte actual) {
-        if (expected != actual) fail(format(null, expected, actual));
+        Assertions.assertEquals(expected, actual);
     }
 
     public static void assertEquals(String message, byte expected, byte actual) {
-        if (expected != actual) fail(format(message, expected, actual));
+        Assertions.assertEquals(expected, actual, message);
     }
 
     public static void assertEquals(short expected, short actual) {
-        if (expected != actual) fail(format(null, expected, actual));
+        Assertions.assertEquals(expected, actual);
     }
 
     public static void assertEquals(String message, short expected, short actual) {
-        if (expected != actual) fail(format(message, expected, actual));
+        Assertions.assertEquals(expected, actual, message);
     }
 
     public static void assertEquals(int expected, int actual) {
-        if (expected != actual) fail(format(null, expected, actual));
+        Assertions.assertEquals(expected, actual);
     }
 
     public static void assertEquals(String message, int expected, int actual) {
-        if (expected != actual) fail(format(message, expected, actual));
+        Assertions.assertEquals(expected, actual, message);
     }
 
     public static void assertNotEquals(int unexpected, int actual) {
-        if (unexpected == actual) fail((null == null ? "" : null + " ==> ") + "expected: not equal but was: <" + actual + ">");
+        Assertions.assertNotEquals(unexpected, actual);
     }
 
     public static void assertNotEquals(String message, int unexpected, int actual) {
-        if (unexpected == actual) fail((message == null ? "" : message + " ==> ") + "expected: not equal but was: <" + actual + ">");
+        Assertions.assertNotEquals(unexpected, actual, message);
     }
 
     public static void assertEquals(boolean expected, boolean actual) {
-        if (expected != actual) fail(format(null, expected, actual));
+        Assertions.assertEquals(expected, actual);
     }
 
     public static void assertEquals(String message, boolean expected, boolean actual) {
-        if (expected != actual) fail(format(message, expected, actual));
+        Assertions.assertEquals(expected, actual, message);
     }
 
     public static void assertEquals(double expected, double actual, double delta) {
-        if (!(Math.abs(expected - actual) <= delta) && !(expected == actual)) fail(format(null, expected, actual));
+        Assertions.assertEquals(expected, actual, delta);
     }
 
     public static void assertEquals(String message, double expected, double actual, double delta) {
-        if (!(Math.abs(expected - actual) <= delta) && !(expected == actual)) fail(format(message, expected, actual));
+        Assertions.assertEquals(expected, actual, delta, message);
     }
 
     public static void assertEquals(float expected, float actual, float delta) {
-        if (!(Math.abs(expected - actual) <= delta) && !(expected == actual)) fail(format(null, expected, actual));
+        Assertions.assertEquals(expected, actual, delta);
     }
 
     public static void assertEquals(String message, float expected, float actual, float delta) {
-        if (!(Math.abs(expected - actual) <= delta) && !(expected == actual)) fail(format(message, expected, actual));
+        Assertions.assertEquals(expected, actual, delta, message);
     }
 
     public static void assertTrue(boolean condition) {
-        if (!condition) fail(null == null ? "expected: <true> but was: <false>" : null);
+        Assertions.assertTrue(condition);
     }
 
     public static void assertTrue(String message, boolean condition) {
-        if (!condition) fail(message == null ? "expected: <true> but was: <false>" : message);
+        Assertions.assertTrue(condition, message);
     }
 
     public static void assertFalse(boolean condition) {
-        if (condition) fail(null == null ? "expected: <false> but was: <true>" : null);
+        Assertions.assertFalse(condition);
     }
 
     public static void assertFalse(String message, boolean condition) {
-        if (condition) fail(message == null ? "expected: <false> but was: <true>" : message);
+        Assertions.assertFalse(condition, message);
     }
 
     public static void assertNull(Object actual) {
-        if (actual != null) fail(format(null, null, actual));
+        Assertions.assertNull(actual);
     }
 
     public static void assertNull(String message, Object actual) {
-        if (actual != null) fail(format(message, null, actual));
+        Assertions.assertNull(actual, message);
     }
 
     public static void assertNotNull(Object actual) {
-        if (actual == null) fail(null == null ? "expected: not <null>" : null);
+        Assertions.assertNotNull(actual);
     }
 
     public static void assertNotNull(String message, Object actual) {
-        if (actual == null) fail(message == null ? "expected: not <null>" : message);
+        Assertions.assertNotNull(actual, message);
     }
 
     public static void assertSame(Object expected, Object actual) {
-        if (expected != actual) fail(format(null, expected, actual));
+        Assertions.assertSame(expected, actual);
     }
 
     public static void assertSame(String message, Object expected, Object actual) {
-        if (expected != actual) fail(format(message, expected, actual));
+        Assertions.assertSame(expected, actual, message);
     }
 
     public static void assertNotSame(Object unexpected, Object actual) {
-        if (unexpected == actual) fail(null == null ? "expected: not same" : null);
+        Assertions.assertNotSame(unexpected, actual);
     }
 
     public static void assertNotSame(String message, Object unexpected, Object actual) {
-        if (unexpected == actual) fail(message == null ? "expected: not same" : message);
+        Assertions.assertNotSame(unexpected, actual, message);
     }
 
     public static void assertArrayEquals(Object[] expected, Object[] actual) {
-        arrays(null, expected, actual);
+        Assertions.assertArrayEquals(expected, actual);
     }
 
     public static void assertArrayEquals(String message, Object[] expected, Object[] actual) {
-        arrays(message, expected, actual);
+        Assertions.assertArrayEquals(expected, actual, message);
     }
 
     public static void assertArrayEquals(long[] expected, long[] actual) {
-        arrays(null, expected, actual);
+        Assertions.assertArrayEquals(expected, actual);
     }
 
     public static void assertArrayEquals(String message, long[] expected, long[] actual) {
-        arrays(message, expected, actual);
+        Assertions.assertArrayEquals(expected, actual, message);
     }
 
     public static void assertArrayEquals(int[] expected, int[] actual) {
-        arrays(null, expected, actual);
+        Assertions.assertArrayEquals(expected, actual);
     }
 
     public static void assertArrayEquals(String message, int[] expected, int[] actual) {
-        arrays(message, expected, actual);
+        Assertions.assertArrayEquals(expected, actual, message);
     }
 
     public static void assertArrayEquals(short[] expected, short[] actual) {
-        arrays(null, expected, actual);
+        Assertions.assertArrayEquals(expected, actual);
     }
 
     public static void assertArrayEquals(String message, short[] expected, short[] actual) {
-        arrays(message, expected, actual);
+        Assertions.assertArrayEquals(expected, actual, message);
     }
 
     public static void assertArrayEquals(byte[] expected, byte[] actual) {
-        arrays(null, expected, actual);
+        Assertions.assertArrayEquals(expected, actual);
     }
 
     public static void assertArrayEquals(String message, byte[] expected, byte[] actual) {
-        arrays(message, expected, actual);
+        Assertions.assertArrayEquals(expected, actual, message);
     }
 
     public static void assertArrayEquals(char[] expected, char[] actual) {
-        arrays(null, expected, actual);
+        Assertions.assertArrayEquals(expected, actual);
     }
 
     public static void assertArrayEquals(String message, char[] expected, char[] actual) {
-        arrays(message, expected, actual);
+        Assertions.assertArrayEquals(expected, actual, message);
     }
 
     public static void assertArrayEquals(boolean[] expected, boolean[] actual) {
-        arrays(null, expected, actual);
+        Assertions.assertArrayEquals(expected, actual);
     }
 
     public static void assertArrayEquals(String message, boolean[] expected, boolean[] actual) {
-        arrays(message, expected, actual);
+        Assertions.assertArrayEquals(expected, actual, message);
     }
 
     public static void assertArrayEquals(double[] expected, double[] actual) {
-        arrays(null, expected, actual);
+        Assertions.assertArrayEquals(expected, actual);
     }
 
     public static void assertArrayEquals(String message, double[] expected, double[] actual) {
-        arrays(message, expected, actual);
+        Assertions.assertArrayEquals(expected, actual, message);
     }
 
     public static void assertArrayEquals(float[] expected, float[] actual) {
-        arrays(null, expected, actual);
+        Assertions.assertArrayEquals(expected, actual);
     }
 
     public static void assertArrayEquals(String message, float[] expected, float[] actual) {
-        arrays(message, expected, actual);
+        Assertions.assertArrayEquals(expected, actual, message);
     }
 
     public static void assertIterableEquals(Iterable<?> expected, Iterable<?> actual) {
-        java.util.List<Object> a = new java.util.ArrayList<>();
-        java.util.List<Object> b = new java.util.ArrayList<>();
-        if (expected != null) for (Object o : expected) a.add(o);
-        if (actual != null) for (Object o : actual) b.add(o);
-        if (!a.equals(b)) fail(format(null, a, b));
+        Assertions.assertIterableEquals(expected, actual);
     }
 
     public static void assertIterableEquals(String message, Iterable<?> expected, Iterable<?> actual) {
-        java.util.List<Object> a = new java.util.ArrayList<>();
-        java.util.List<Object> b = new java.util.ArrayList<>();
-        if (expected != null) for (Object o : expected) a.add(o);
-        if (actual != null) for (Object o : actual) b.add(o);
-        if (!a.equals(b)) fail(format(message, a, b));
+        Assertions.assertIterableEquals(expected, actual, message);
     }
 
     public static void fail(String message) {
-        throw new AssertionError(message);
+        Assertions.fail(message);
     }
 
     public static void fail() {
-        throw new AssertionError();
+        Assertions.fail();
     }
 
     public static <T extends Throwable> T assertThrows(Class<T> expected, org.junit.function.ThrowingRunnable body) {
-        try {
-            body.run();
-        } catch (Throwable t) {
-            if (expected.isInstance(t)) {
-                return expected.cast(t);
-            }
-            throw new AssertionError("expected " + expected.getName() + " but " + t.getClass().getName() + " was thrown", t);
-        }
-        throw new AssertionError("expected " + expected.getName() + " to be thrown, but nothing was thrown");
+        return Assertions.assertThrows(expected, body::run);
     }
 
     public static <T extends Throwable> T assertThrows(Class<T> expected, org.junit.function.ThrowingRunnable body, String message) {
-        return assertThrows(expected, body);
-    }
-
-    private static String format(String message, Object expected, Object actual) {
-        String prefix = message == null || message.isEmpty() ? "" : message + " ==> ";
-        return prefix + "expected: <" + show(expected) + "> but was: <" + show(actual) + ">";
-    }
-
-    private static String show(Object o) {
-        if (o instanceof Object[]) {
-            return java.util.Arrays.deepToString((Object[]) o);
-        }
-        if (o != null && o.getClass().isArray()) {
-            StringBuilder sb = new StringBuilder("[");
-            int n = java.lang.reflect.Array.getLength(o);
-            for (int i = 0; i < n; i++) {
-                if (i > 0) {
-                    sb.append(", ");
-                }
-                sb.append(java.lang.reflect.Array.get(o, i));
-            }
-            return sb.append("]").toString();
-        }
-        return String.valueOf(o);
-    }
-
-    private static boolean eq(Object a, Object b) {
-        if (a == b) {
-            return true;
-        }
-        if (a == null || b == null) {
-            return false;
-        }
-        if (a.getClass().isArray() && b.getClass().isArray()) {
-            return java.util.Objects.deepEquals(a, b);
-        }
-        return a.equals(b);
-    }
-
-    private static void arrays(String message, Object expected, Object actual) {
-        if (!java.util.Objects.deepEquals(expected, actual)) {
-            fail(format(message, expected, actual));
-        }
+        return Assertions.assertThrows(expected, body::run, message);
     }
 }

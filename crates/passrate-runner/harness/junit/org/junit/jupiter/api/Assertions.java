@@ -13,7 +13,7 @@ public final class Assertions {
     }
 
     public static void assertNotEquals(Object unexpected, Object actual) {
-        if (eq(unexpected, actual)) fail((null == null ? "" : null + " ==> ") + "expected: not equal but was: <" + show(actual) + ">");
+        if (eq(unexpected, actual)) fail("expected: not equal but was: <" + show(actual) + ">");
     }
 
     public static void assertNotEquals(Object unexpected, Object actual, String message) {
@@ -29,7 +29,7 @@ public final class Assertions {
     }
 
     public static void assertNotEquals(long unexpected, long actual) {
-        if (unexpected == actual) fail((null == null ? "" : null + " ==> ") + "expected: not equal but was: <" + actual + ">");
+        if (unexpected == actual) fail("expected: not equal but was: <" + actual + ">");
     }
 
     public static void assertNotEquals(long unexpected, long actual, String message) {
@@ -45,7 +45,7 @@ public final class Assertions {
     }
 
     public static void assertNotEquals(double unexpected, double actual) {
-        if (unexpected == actual) fail((null == null ? "" : null + " ==> ") + "expected: not equal but was: <" + actual + ">");
+        if (unexpected == actual) fail("expected: not equal but was: <" + actual + ">");
     }
 
     public static void assertNotEquals(double unexpected, double actual, String message) {
@@ -93,7 +93,7 @@ public final class Assertions {
     }
 
     public static void assertNotEquals(int unexpected, int actual) {
-        if (unexpected == actual) fail((null == null ? "" : null + " ==> ") + "expected: not equal but was: <" + actual + ">");
+        if (unexpected == actual) fail("expected: not equal but was: <" + actual + ">");
     }
 
     public static void assertNotEquals(int unexpected, int actual, String message) {
@@ -125,7 +125,7 @@ public final class Assertions {
     }
 
     public static void assertTrue(boolean condition) {
-        if (!condition) fail(null == null ? "expected: <true> but was: <false>" : null);
+        if (!condition) fail("expected: <true> but was: <false>");
     }
 
     public static void assertTrue(boolean condition, String message) {
@@ -133,7 +133,7 @@ public final class Assertions {
     }
 
     public static void assertFalse(boolean condition) {
-        if (condition) fail(null == null ? "expected: <false> but was: <true>" : null);
+        if (condition) fail("expected: <false> but was: <true>");
     }
 
     public static void assertFalse(boolean condition, String message) {
@@ -149,7 +149,7 @@ public final class Assertions {
     }
 
     public static void assertNotNull(Object actual) {
-        if (actual == null) fail(null == null ? "expected: not <null>" : null);
+        if (actual == null) fail("expected: not <null>");
     }
 
     public static void assertNotNull(Object actual, String message) {
@@ -165,7 +165,7 @@ public final class Assertions {
     }
 
     public static void assertNotSame(Object unexpected, Object actual) {
-        if (unexpected == actual) fail(null == null ? "expected: not same" : null);
+        if (unexpected == actual) fail("expected: not same");
     }
 
     public static void assertNotSame(Object unexpected, Object actual, String message) {
