@@ -5,52 +5,16 @@
 //! faulty variant by its source, file, module, stack or environment) fail.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
-use std::sync::OnceLock;
 
 use passrate_grade::grade;
-use passrate_runner::{Runner, RunnerOptions};
-use passrate_sandbox::{Launcher, Sandbox, SandboxConfig};
 use passrate_schema::{
     Calibration, Category, CategoryData, Comparator, IntakeFactors, Language, LimitOverrides,
     Reason, Signature, Source, TASK_FORMAT_VERSION, Task, Tier, Variant, Verdict,
 };
 
-/// The jail launcher beside the test binary's target directory, built on demand.
-fn launcher() -> PathBuf {
-    let exe = std::env::current_exe().expect("test executable");
-    let dir = exe
-        .parent()
-        .and_then(|d| d.parent())
-        .expect("target/<profile>")
-        .to_path_buf();
-    let jail = dir.join("passrate-jail");
-    if !jail.is_file() {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-        let status = std::process::Command::new(cargo)
-            .args(["build", "-p", "passrate-sandbox", "--bin", "passrate-jail"])
-            .status()
-            .expect("cargo build of passrate-jail");
-        assert!(status.success(), "building passrate-jail failed");
-    }
-    jail
-}
+mod common;
 
-fn runner() -> &'static Runner {
-    static RUNNER: OnceLock<Runner> = OnceLock::new();
-    RUNNER.get_or_init(|| {
-        let id = std::process::id() % 50_000;
-        let config = SandboxConfig {
-            launcher: Launcher::Program(launcher(), Vec::new()),
-            slots: 2,
-            uid_base: 310_000_000 + id * 4_000,
-            cgroup_group: format!("passrate-grade-test-{id}"),
-            ..SandboxConfig::default()
-        };
-        let sandbox = Sandbox::new(config).expect("this machine must be able to sandbox");
-        Runner::new(sandbox, RunnerOptions::default())
-    })
-}
+use common::runner;
 
 const PY_GIVEN: &str = "def is_sorted(xs):\n    return all(a <= b for a, b in zip(xs, xs[1:]))\n";
 const PY_FAULTY: &str = "def is_sorted(xs):\n    return all(a < b for a, b in zip(xs, xs[1:]))\n";
