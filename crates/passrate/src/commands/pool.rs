@@ -41,6 +41,9 @@ enum Command {
         /// Worker threads (0: two per sandbox slot, so host-side work overlaps execution).
         #[arg(long, default_value_t = 0)]
         threads: usize,
+        /// Executions at once (the sandbox's slots; default: one per core).
+        #[arg(long)]
+        slots: Option<usize>,
         /// Reuse (and store) evaluation results in this directory (default: no cache, every
         /// reference runs).
         #[arg(long)]
@@ -63,6 +66,9 @@ enum Command {
         /// Worker threads (0: two per sandbox slot, so host-side work overlaps execution).
         #[arg(long, default_value_t = 0)]
         threads: usize,
+        /// Executions at once (the sandbox's slots; default: one per core).
+        #[arg(long)]
+        slots: Option<usize>,
         /// Intake cache directory (default: target/pool-cache in the repository). Entries
         /// are keyed by the content hash of their inputs and the runner's fingerprint.
         #[arg(long, conflicts_with = "no_cache")]
@@ -85,9 +91,13 @@ fn load(dir: &Option<PathBuf>) -> anyhow::Result<Pool> {
 
 /// The runner intake uses (see `pipeline::intake_runner_options`); `validate` uses the same
 /// so its verdicts and cache keys match the import's.
-fn runner() -> anyhow::Result<passrate_runner::Runner> {
-    let sandbox = passrate_sandbox::Sandbox::new(passrate_sandbox::SandboxConfig::default())
-        .context("failed to start the sandbox")?;
+fn runner(slots: Option<usize>) -> anyhow::Result<passrate_runner::Runner> {
+    let mut config = passrate_sandbox::SandboxConfig::default();
+    if let Some(n) = slots {
+        anyhow::ensure!(n >= 1, "--slots must be at least 1");
+        config.slots = n;
+    }
+    let sandbox = passrate_sandbox::Sandbox::new(config).context("failed to start the sandbox")?;
     Ok(passrate_runner::Runner::new(
         sandbox,
         pipeline::intake_runner_options(),
@@ -320,13 +330,14 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         }
         Command::Validate {
             threads: requested,
+            slots,
             cache,
             json,
         } => {
             let load_start = Instant::now();
             let pool = load(&args.pool)?;
             let load_time = load_start.elapsed();
-            let runner = runner()?;
+            let runner = runner(slots)?;
             let threads = threads(requested, &runner);
             let cache = Cache::new(cache, &runner.fingerprint());
             let printer = Printer::new();
@@ -403,6 +414,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         Command::Import {
             data,
             threads: requested,
+            slots,
             cache,
             no_cache,
             no_mbxp_java,
@@ -414,7 +426,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
                     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../pool")
                 }),
             };
-            let runner = runner()?;
+            let runner = runner(slots)?;
             let options = ImportOptions {
                 threads: threads(requested, &runner),
                 cache_dir: if no_cache {
