@@ -216,6 +216,13 @@ impl Layout {
         out
     }
 
+    /// CPU time of everything that has run in this group's leaves since the group was made,
+    /// removed leaves included (the controllers account hierarchically), in microseconds.
+    /// Every sandbox with the same group name adds to it.
+    pub fn group_cpu_us(&self) -> io::Result<u64> {
+        read_cpu_us(&self.cpu.dir, self.cpu.version)
+    }
+
     /// Kills and removes leaf cgroups whose jail process no longer exists (left by a crashed
     /// supervisor). Returns how many were removed.
     pub fn clean_leftovers(&self) -> usize {
@@ -253,6 +260,25 @@ fn has_kill_file(base: &Path) -> bool {
     let ok = probe.join("cgroup.kill").exists();
     let _ = fs_err::remove_dir(&probe);
     ok
+}
+
+fn read_cpu_us(dir: &Path, version: Version) -> io::Result<u64> {
+    match version {
+        Version::V2 => {
+            let stat = fs_err::read_to_string(dir.join("cpu.stat"))?;
+            stat.lines()
+                .find_map(|l| l.strip_prefix("usage_usec "))
+                .and_then(|v| v.trim().parse().ok())
+                .ok_or_else(|| io::Error::other("cpu.stat has no usage_usec"))
+        }
+        Version::V1 => {
+            let ns: u64 = fs_err::read_to_string(dir.join("cpuacct.usage"))?
+                .trim()
+                .parse()
+                .map_err(|_| io::Error::other("unreadable cpuacct.usage"))?;
+            Ok(ns / 1000)
+        }
+    }
 }
 
 /// The leaf cgroups of one execution.
@@ -359,23 +385,7 @@ impl ExecCgroup {
 
     /// CPU time used by everything that ran in the leaf, in microseconds.
     pub fn cpu_us(&self) -> io::Result<u64> {
-        let dir = leaf(&self.layout.cpu, &self.name);
-        match self.layout.cpu.version {
-            Version::V2 => {
-                let stat = fs_err::read_to_string(dir.join("cpu.stat"))?;
-                stat.lines()
-                    .find_map(|l| l.strip_prefix("usage_usec "))
-                    .and_then(|v| v.trim().parse().ok())
-                    .ok_or_else(|| io::Error::other("cpu.stat has no usage_usec"))
-            }
-            Version::V1 => {
-                let ns: u64 = fs_err::read_to_string(dir.join("cpuacct.usage"))?
-                    .trim()
-                    .parse()
-                    .map_err(|_| io::Error::other("unreadable cpuacct.usage"))?;
-                Ok(ns / 1000)
-            }
-        }
+        read_cpu_us(&leaf(&self.layout.cpu, &self.name), self.layout.cpu.version)
     }
 
     pub fn peak_memory(&self) -> Option<u64> {

@@ -200,14 +200,30 @@ impl Printer {
     }
 }
 
-/// CPU time of this process and its reaped children (user + system), in seconds.
-/// CPU seconds of this process and of its reaped children, from `/proc/self/stat`. The
-/// children are the jail processes and, through them, most of what ran in the sandboxes, so
-/// the two are reported apart: only the first is passrate's own host-side work.
+/// CPU seconds of passrate's own process (`/proc/self/stat` utime + stime) and of everything
+/// that ran in the sandbox's cgroup group (its leaves: executions, pre-started programs, the
+/// compile servers). Reaped children (`cutime`) are not a measure of the sandboxes: processes
+/// reparented away from passrate (a jail's init outliving its holder) and the long-lived
+/// compile servers are never reaped by it.
 #[derive(Clone, Copy, Default)]
 struct HostCpu {
     own: f64,
-    children: f64,
+    /// `None` when the group's CPU cannot be read.
+    sandboxes: Option<f64>,
+}
+
+impl HostCpu {
+    fn now(runner: &passrate_runner::Runner) -> HostCpu {
+        HostCpu {
+            own: own_cpu_s(),
+            sandboxes: runner
+                .sandbox()
+                .cgroup_layout()
+                .group_cpu_us()
+                .ok()
+                .map(|us| us as f64 / 1e6),
+        }
+    }
 }
 
 impl std::ops::Sub for HostCpu {
@@ -215,45 +231,43 @@ impl std::ops::Sub for HostCpu {
     fn sub(self, rhs: HostCpu) -> HostCpu {
         HostCpu {
             own: self.own - rhs.own,
-            children: self.children - rhs.children,
+            sandboxes: self.sandboxes.zip(rhs.sandboxes).map(|(a, b)| a - b),
         }
     }
 }
 
 impl std::fmt::Display for HostCpu {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{:.1} s host (passrate {:.1} s + reaped children {:.1} s)",
-            self.own + self.children,
-            self.own,
-            self.children
-        )
+        match self.sandboxes {
+            Some(s) => write!(
+                f,
+                "{:.1} s (passrate {:.1} s + sandboxes {:.1} s, the cgroup group's total: other \
+                 passrate processes sharing the group add to it)",
+                self.own + s,
+                self.own,
+                s
+            ),
+            None => write!(f, "passrate {:.1} s (sandboxes' CPU unreadable)", self.own),
+        }
     }
 }
 
-fn host_cpu_s() -> HostCpu {
+fn own_cpu_s() -> f64 {
     let Ok(stat) = fs_err::read_to_string("/proc/self/stat") else {
-        return HostCpu::default();
+        return 0.0;
     };
     // Fields after the command name (which may contain spaces) start at ") ".
     let Some(rest) = stat.rsplit_once(") ").map(|(_, r)| r) else {
-        return HostCpu::default();
+        return 0.0;
     };
     let fields: Vec<&str> = rest.split_whitespace().collect();
-    // utime, stime, cutime, cstime are fields 14–17 of the full line (11–14 here, 0-based).
-    let ticks = |range: std::ops::Range<usize>| -> f64 {
-        let sum: u64 = fields
-            .get(range)
-            .map(|f| f.iter().filter_map(|x| x.parse::<u64>().ok()).sum())
-            .unwrap_or(0);
-        // The clock tick is 100 Hz on every Linux platform passrate supports.
-        sum as f64 / 100.0
-    };
-    HostCpu {
-        own: ticks(11..13),
-        children: ticks(13..15),
-    }
+    // utime and stime are fields 14–15 of the full line (11–12 here, 0-based).
+    let sum: u64 = fields
+        .get(11..13)
+        .map(|f| f.iter().filter_map(|x| x.parse::<u64>().ok()).sum())
+        .unwrap_or(0);
+    // The clock tick is 100 Hz on every Linux platform passrate supports.
+    sum as f64 / 100.0
 }
 
 fn default_cache_dir() -> PathBuf {
@@ -341,7 +355,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             let threads = threads(requested, &runner);
             let cache = Cache::new(cache, &runner.fingerprint());
             let printer = Printer::new();
-            let cpu_before = host_cpu_s();
+            let cpu_before = HostCpu::now(&runner);
             let start = Instant::now();
             printer.event(&Event::Start {
                 stage: "validate",
@@ -363,7 +377,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
                 },
             );
             let wall = start.elapsed();
-            let host_cpu = host_cpu_s() - cpu_before;
+            let host_cpu = HostCpu::now(&runner) - cpu_before;
             for r in &report.rejected {
                 if json {
                     writeln!(out, "{}", serde_json::to_string(r)?)?;
@@ -447,7 +461,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
                     .map_or("off".to_owned(), |d| d.display().to_string())
             );
             let printer = Printer::new();
-            let cpu_before = host_cpu_s();
+            let cpu_before = HostCpu::now(&runner);
             let start = Instant::now();
             let (pool, licenses, report) =
                 pipeline::import(&runner, &data, &options, &|e| printer.event(e))?;
@@ -457,7 +471,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
                 &licenses,
                 &[("REJECTIONS.md", rejections.as_bytes())],
             )?;
-            let host_cpu = host_cpu_s() - cpu_before;
+            let host_cpu = HostCpu::now(&runner) - cpu_before;
             let mut by_stage: BTreeMap<&str, usize> = BTreeMap::new();
             for r in &report.rejected {
                 *by_stage.entry(r.stage.as_str()).or_default() += 1;
