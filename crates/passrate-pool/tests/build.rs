@@ -327,3 +327,202 @@ fn infrastructure_faults_are_retried_and_results_persist() {
     let err = validate_task(&broken, &fresh, &task).unwrap_err();
     assert!(err.reason.contains("infrastructure"), "{}", err.reason);
 }
+
+/// `abs` whose reference stops (as out of memory) at any argument of 1,000,000 or more: the
+/// execution ends there, as the runner reports it, with the calls before it completed.
+struct StopsAtHugeInputs {
+    runs: std::sync::Mutex<Vec<(Language, usize)>>,
+}
+
+impl Executor for StopsAtHugeInputs {
+    fn record_calls(
+        &self,
+        language: Language,
+        code: &str,
+        entry: &str,
+        check: &str,
+    ) -> Result<Vec<RecordedCall>, ExecError> {
+        Scripted.record_calls(language, code, entry, check)
+    }
+
+    fn run_calls(
+        &self,
+        language: Language,
+        _code: &str,
+        _entry: &str,
+        _class: Option<&str>,
+        calls: &[Vec<Value>],
+    ) -> Result<Vec<Result<Value, ErrorInfo>>, ExecError> {
+        self.runs.lock().unwrap().push((language, calls.len()));
+        let huge = |a: &Vec<Value>| matches!(a.as_slice(), [Value::Int(i)] if i.to_i64().is_some_and(|n| n >= 1_000_000));
+        match calls.iter().position(huge) {
+            Some(completed) => Err(ExecError {
+                infrastructure: false,
+                source: Box::new(passrate_runner::RunnerError::CallsStopped {
+                    reason: Reason::MemoryLimit,
+                    completed,
+                    total: calls.len(),
+                    detail: "memory limit reached".into(),
+                }),
+            }),
+            None => Ok(calls
+                .iter()
+                .map(|a| match a.as_slice() {
+                    [Value::Int(i)] => Ok(Value::int(i.to_i64().unwrap_or(0).abs())),
+                    _ => Err(ErrorInfo {
+                        kind: "TypeError".into(),
+                        message: "bad operand".into(),
+                    }),
+                })
+                .collect()),
+        }
+    }
+
+    fn evaluate(&self, task: &Task, language: Language, code: &str) -> Result<Verdict, ExecError> {
+        Scripted.evaluate(task, language, code)
+    }
+}
+
+fn with_hidden(hidden: &[i64]) -> RawTask {
+    let mut r = raw(&[Language::Python, Language::Javascript]);
+    r.plan = TestPlan::Record {
+        language: Language::Python,
+        check_code: "3\n-4".into(),
+        hidden_inputs: hidden.iter().map(|n| vec![Value::int(*n)]).collect(),
+    };
+    r
+}
+
+fn hidden_args(t: &Task) -> Vec<Value> {
+    let mut out: Vec<Value> = t
+        .tests
+        .iter()
+        .filter(|t| t.visibility == Visibility::Hidden)
+        .filter_map(|t| match &t.form {
+            TestForm::Call { args, .. } => Some(args[0].clone()),
+            _ => None,
+        })
+        .collect();
+    out.dedup();
+    out
+}
+
+#[test]
+fn a_hidden_call_the_reference_cannot_complete_is_dropped_alone() {
+    let exec = StopsAtHugeInputs {
+        runs: Default::default(),
+    };
+    let mut raw = with_hidden(&[-7, 1_000_000, 9, 2_000_000, -11]);
+    // A hidden call the primary raises on is no test, and the other languages skip it.
+    if let TestPlan::Record { hidden_inputs, .. } = &mut raw.plan {
+        hidden_inputs.push(vec![Value::Str("x".into())]);
+    }
+    let built = build_task(&exec, &raw).unwrap();
+    // The other hidden calls stay, in every language (JavaScript never saw the huge ones).
+    assert_eq!(
+        hidden_args(&built.task),
+        vec![Value::int(-7), Value::int(9), Value::int(-11)]
+    );
+    assert!(built.task.variants.contains_key(&Language::Javascript));
+    assert!(built.dropped.is_empty(), "{:?}", built.dropped);
+    assert_eq!(built.notes.len(), 2, "{:?}", built.notes);
+    assert!(built.notes[0].contains("(1000000)"), "{}", built.notes[0]);
+    assert!(
+        built.notes[0].contains("memory_limit"),
+        "{}",
+        built.notes[0]
+    );
+    // Python: 8 calls, then 7, then 6; JavaScript once with the 5 that returned.
+    let runs = exec.runs.lock().unwrap().clone();
+    assert_eq!(
+        runs,
+        vec![
+            (Language::Python, 8),
+            (Language::Python, 7),
+            (Language::Python, 6),
+            (Language::Javascript, 5)
+        ]
+    );
+}
+
+#[test]
+fn past_a_few_failing_hidden_calls_all_hidden_calls_go() {
+    let exec = StopsAtHugeInputs {
+        runs: Default::default(),
+    };
+    let hidden = [1_000_000, 1_000_001, 1_000_002, 1_000_003, 1_000_004, 5];
+    let built = build_task(&exec, &with_hidden(&hidden)).unwrap();
+    assert!(hidden_args(&built.task).is_empty());
+    // The public tests stay.
+    let public = built
+        .task
+        .tests
+        .iter()
+        .filter(|t| t.visibility == Visibility::Public)
+        .count();
+    assert_eq!(public, 2);
+    assert!(
+        built
+            .notes
+            .last()
+            .unwrap()
+            .contains("2 hidden tests dropped"),
+        "{:?}",
+        built.notes
+    );
+}
+
+/// `abs` whose reference runs out of time (cumulative CPU) when it reaches a huge input.
+struct TimesOutAtHugeInputs;
+
+impl Executor for TimesOutAtHugeInputs {
+    fn record_calls(
+        &self,
+        language: Language,
+        code: &str,
+        entry: &str,
+        check: &str,
+    ) -> Result<Vec<RecordedCall>, ExecError> {
+        Scripted.record_calls(language, code, entry, check)
+    }
+
+    fn run_calls(
+        &self,
+        language: Language,
+        code: &str,
+        entry: &str,
+        class: Option<&str>,
+        calls: &[Vec<Value>],
+    ) -> Result<Vec<Result<Value, ErrorInfo>>, ExecError> {
+        let stops = StopsAtHugeInputs {
+            runs: Default::default(),
+        };
+        stops
+            .run_calls(language, code, entry, class, calls)
+            .map_err(|mut e| {
+                if let Some(passrate_runner::RunnerError::CallsStopped { reason, .. }) =
+                    e.source.downcast_mut::<passrate_runner::RunnerError>()
+                {
+                    *reason = Reason::Timeout;
+                }
+                e
+            })
+    }
+
+    fn evaluate(&self, task: &Task, language: Language, code: &str) -> Result<Verdict, ExecError> {
+        Scripted.evaluate(task, language, code)
+    }
+}
+
+#[test]
+fn a_time_limit_drops_every_hidden_call() {
+    // Which call crosses a cumulative time limit varies between runs: no single call goes.
+    let built = build_task(&TimesOutAtHugeInputs, &with_hidden(&[-7, 1_000_000, 9])).unwrap();
+    assert!(hidden_args(&built.task).is_empty());
+    assert_eq!(built.notes.len(), 1, "{:?}", built.notes);
+    assert!(
+        built.notes[0].contains("3 hidden tests dropped"),
+        "{:?}",
+        built.notes
+    );
+}
