@@ -297,8 +297,11 @@ pub fn validate_task(
             }
         }
         if task.category == Category::BugFixing {
+            // Known-bad code is judged as a model's answer will be on the accepted task: with
+            // the per-test budgets just measured on the reference. A faulty variant that loops
+            // then stops at its first test's budget, not at the execution's overall cap.
             for (k, faulty) in variant.faulty_variants.iter().enumerate() {
-                let verdict = evaluate_cached(exec, cache, task, *language, faulty, 1)
+                let verdict = evaluate_cached(exec, cache, &calibrated, *language, faulty, 1)
                     .map_err(|e| reject(task, format!("{language}: {e}")))?
                     .remove(0);
                 cpu_ms += verdict.cpu_ms;
@@ -311,7 +314,7 @@ pub fn validate_task(
             }
         }
         if task.category == Category::DocumentationGeneration {
-            cpu_ms += doc_known_bad(exec, cache, task, *language, variant)?;
+            cpu_ms += doc_known_bad(exec, cache, &calibrated, *language, variant)?;
         }
     }
     Ok((calibrated, cpu_ms))
