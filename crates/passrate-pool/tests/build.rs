@@ -526,3 +526,78 @@ fn a_time_limit_drops_every_hidden_call() {
         built.notes
     );
 }
+
+/// Records, per evaluated candidate, the per-test calibration the task carried; the
+/// reference's tests report 2 ms of CPU each.
+struct SeesCalibration {
+    seen: std::sync::Mutex<Vec<(String, Option<Vec<u64>>)>>,
+}
+
+impl Executor for SeesCalibration {
+    fn record_calls(
+        &self,
+        language: Language,
+        code: &str,
+        entry: &str,
+        check: &str,
+    ) -> Result<Vec<RecordedCall>, ExecError> {
+        Scripted.record_calls(language, code, entry, check)
+    }
+
+    fn run_calls(
+        &self,
+        language: Language,
+        code: &str,
+        entry: &str,
+        class: Option<&str>,
+        calls: &[Vec<Value>],
+    ) -> Result<Vec<Result<Value, ErrorInfo>>, ExecError> {
+        Scripted.run_calls(language, code, entry, class, calls)
+    }
+
+    fn evaluate(&self, task: &Task, language: Language, code: &str) -> Result<Verdict, ExecError> {
+        self.seen.lock().unwrap().push((
+            code.to_owned(),
+            task.calibration
+                .reference_test_cpu_us
+                .get(&language)
+                .cloned(),
+        ));
+        let mut v = Scripted.evaluate(task, language, code)?;
+        v.tests = task
+            .tests_for(language)
+            .map(|(index, t)| passrate_schema::TestResult {
+                index,
+                visibility: t.visibility,
+                reason: v.reason,
+                actual: None,
+                error: None,
+                cpu_us: Some(2_000),
+                detail: None,
+            })
+            .collect();
+        Ok(v)
+    }
+}
+
+#[test]
+fn faulty_variants_are_judged_with_the_reference_budgets() {
+    let mut task = build_task(&Scripted, &raw(&[Language::Python]))
+        .unwrap()
+        .task;
+    task.category = Category::BugFixing;
+    let v = task.variants.get_mut(&Language::Python).unwrap();
+    let faulty = "def f(x):\n    return x\n";
+    v.given_code = Some(faulty.into());
+    v.faulty_variants = vec![faulty.into()];
+    let exec = SeesCalibration {
+        seen: Default::default(),
+    };
+    let (accepted, _) = validate_task(&exec, &Cache::in_memory("test"), &task).unwrap();
+    let n = accepted.tests_for(Language::Python).count();
+    let seen = exec.seen.lock().unwrap().clone();
+    // The reference's two runs measure; the faulty variant then runs on the measured budgets.
+    assert_eq!(seen.len(), 3, "{seen:?}");
+    assert!(seen[..2].iter().all(|(_, c)| c.is_none()), "{seen:?}");
+    assert_eq!(seen[2], (faulty.to_owned(), Some(vec![2_000; n])));
+}
