@@ -16,7 +16,10 @@ fn runner() -> Runner {
     let config = SandboxConfig {
         slots: 2,
         uid_base: 500_000_000 + id * 4_000,
-        cgroup_group: format!("passrate-pool-test-{id}"),
+        // One group for this crate's test processes: leaves are named by their jail's pid and a
+        // sandbox only removes leaves whose jail is dead, so processes share it safely, and a
+        // per-process group would stay behind (this sandbox is never dropped).
+        cgroup_group: "passrate-pool-test".to_owned(),
         ..SandboxConfig::default()
     };
     let sandbox = Sandbox::new(config).expect("this machine must be able to sandbox");

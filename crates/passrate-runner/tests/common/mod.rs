@@ -45,7 +45,10 @@ pub fn runner() -> &'static Runner {
             launcher: Launcher::Program(launcher(), Vec::new()),
             slots: 2,
             uid_base: 300_000_000 + id * 4_000,
-            cgroup_group: format!("passrate-runner-test-{id}"),
+            // One group for this crate's test processes: leaves are named by their jail's pid and a
+            // sandbox only removes leaves whose jail is dead, so processes share it safely, and a
+            // per-process group would stay behind (this sandbox is never dropped).
+            cgroup_group: "passrate-runner-test".to_owned(),
             ..SandboxConfig::default()
         };
         let sandbox = Sandbox::new(config).expect("this machine must be able to sandbox");
