@@ -439,7 +439,7 @@ impl Sandbox {
             &config.cgroup_group,
         )?;
         layout.clean_leftovers();
-        crate::java_archive::clean_leftovers(&config.cgroup_group);
+        crate::java_archive::clean_leftovers();
         let runtimes = Runtimes::resolve();
         let launcher = locate_launcher(&config.launcher)?;
         let slots = Slots {

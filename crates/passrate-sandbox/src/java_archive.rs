@@ -240,17 +240,20 @@ pub fn new_dir(group: &str) -> PathBuf {
     Path::new(ARCHIVE_ROOT).join(format!("{group}-{}-{nanos}", std::process::id()))
 }
 
-/// Removes archive directories of group `group` whose process is gone (a crashed host).
-pub fn clean_leftovers(group: &str) {
+/// Removes archive directories whose process is gone (a crashed host, or a sandbox that was
+/// never dropped, as in a `static`), whatever their group: nothing else uses them.
+pub fn clean_leftovers() {
     let Ok(entries) = fs_err::read_dir(ARCHIVE_ROOT) else {
         return;
     };
     for entry in entries.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
-        let Some(rest) = name.strip_prefix(&format!("{group}-")) else {
+        // `<group>-<pid>-<nanos>`; the group may contain dashes.
+        let mut parts = name.rsplit('-');
+        let (Some(_nanos), Some(pid)) = (parts.next(), parts.next()) else {
             continue;
         };
-        let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<u32>().ok()) else {
+        let Ok(pid) = pid.parse::<u32>() else {
             continue;
         };
         if !Path::new(&format!("/proc/{pid}")).exists() {
