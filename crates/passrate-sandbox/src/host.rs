@@ -143,7 +143,11 @@ struct Inner {
     /// Pre-started jails, ready for their hand-over, and the starts in flight.
     prestart: Arc<PrestartPool>,
     /// The Java class-data archive, once installed (its directory is removed on drop).
+    /// Written once, briefly: executions read it while holding a slot.
     java_archive: RwLock<Option<JavaArchive>>,
+    /// Serializes installers; held while building (never `java_archive`'s write lock, which
+    /// would block executions holding the slots the installer's check waits for).
+    java_archive_install: Mutex<()>,
 }
 
 impl Drop for Inner {
@@ -459,6 +463,7 @@ impl Sandbox {
                 javac,
                 prestart,
                 java_archive: RwLock::new(None),
+                java_archive_install: Mutex::new(()),
             }),
         };
         // A real execution is the only honest probe of namespaces, mounts and seccomp.
@@ -504,12 +509,12 @@ impl Sandbox {
         &self,
         spec: &JavaArchiveSpec,
     ) -> Result<JavaArchive, SandboxError> {
-        let mut slot = self
+        let _installing = self
             .inner
-            .java_archive
-            .write()
+            .java_archive_install
+            .lock()
             .unwrap_or_else(|e| e.into_inner());
-        if slot.is_some() {
+        if self.java_archive().is_some() {
             return Err(SandboxError::InvalidRequest(
                 "a Java class-data archive is already installed".into(),
             ));
@@ -523,7 +528,11 @@ impl Sandbox {
             });
         match built {
             Ok(archive) => {
-                *slot = Some(archive.clone());
+                *self
+                    .inner
+                    .java_archive
+                    .write()
+                    .unwrap_or_else(|e| e.into_inner()) = Some(archive.clone());
                 Ok(archive)
             }
             Err(message) => {

@@ -269,3 +269,28 @@ fn a_failed_build_installs_nothing_and_runs_go_on() {
     j.sandbox.install_java_archive(&spec()).expect("builds");
     assert!(j.sandbox.install_java_archive(&spec()).is_err());
 }
+
+/// Regression: the installer held the archive's write lock while its check waited for a
+/// slot, and an execution that had taken the slot waited for the read lock.
+#[test]
+fn installing_while_executions_start_does_not_deadlock() {
+    let j = common::jail_with(passrate_sandbox::CgroupPreference::Auto, 1);
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::scope(|s| {
+        let sandbox = j.sandbox.clone();
+        s.spawn(move || {
+            let installed = sandbox.install_java_archive(&spec()).is_ok();
+            let _ = done.send(installed);
+        });
+        // Executions that take the only slot while the archive is being built.
+        for _ in 0..5 {
+            std::thread::sleep(std::time::Duration::from_millis(150));
+            let out = j.sh("true");
+            assert_eq!(out.status, ExecStatus::Ok);
+        }
+        let installed = finished
+            .recv_timeout(std::time::Duration::from_secs(120))
+            .expect("the install finishes");
+        assert!(installed);
+    });
+}
