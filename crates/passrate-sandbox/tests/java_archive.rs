@@ -84,6 +84,12 @@ fn a_run_of_an_archived_main_class_maps_the_archive_unrelocated() {
         maps.lines().any(|l| l.starts_with("800000000-")),
         "the archive is not at its dump-time address: {maps}"
     );
+    // A task's heap override (another -Xmx than the dump's) still maps it.
+    let mut bigger = probe_request("Launch");
+    bigger.limits.heap_bytes = 200 << 20;
+    let out = j.run(&bigger);
+    assert_eq!(out.status, ExecStatus::Ok, "{}", stderr(&out));
+    assert!(stderr(&out).contains(&jsa), "{}", stderr(&out));
     // A program whose main class is not in the archive keeps the JDK's default archive and
     // its own class path.
     let mut other = probe_request("Probe");
