@@ -11,6 +11,10 @@ pub const NODE_HARNESS: &str = include_str!("../harness/harness.js");
 /// The Java harness (compiled beside the candidate with `javac -proc:none`).
 pub const JAVA_HARNESS: &str = include_str!("../harness/PassrateHarness.java");
 
+/// The classes of the Java harness's class-data archive (see the file's header).
+pub(crate) const JAVA_HARNESS_CLASS_LIST: &str =
+    include_str!("../harness/PassrateHarness.classlist");
+
 const PY_HARNESS_FILE: &str = "passrate_harness.py";
 /// The same harness as bytecode (a `.pyc` runpy and `python3 file` both load as is).
 const PY_HARNESS_PYC: &str = "passrate_harness.pyc";

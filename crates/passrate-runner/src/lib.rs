@@ -57,6 +57,11 @@ pub struct RunnerOptions {
     pub workdir_bytes: u64,
     /// Cap of each output stream, the result channel included.
     pub output_bytes: u64,
+    /// Install the Java harness's class-data archive in the sandbox before the first Java
+    /// execution (`Sandbox::install_java_archive`): each run JVM then maps the harness and
+    /// the JDK classes it loads instead of loading them. Off (or when building it fails):
+    /// the same runs without it, slower.
+    pub java_class_archive: bool,
 }
 
 impl Default for RunnerOptions {
@@ -84,6 +89,7 @@ impl Default for RunnerOptions {
             pids: defaults.pids,
             workdir_bytes: defaults.workdir_bytes,
             output_bytes: defaults.output_bytes,
+            java_class_archive: true,
         }
     }
 }
@@ -166,6 +172,8 @@ pub struct Runner {
     /// The Python harness as bytecode, compiled once in the sandbox (`None`: that failed, so
     /// every execution compiles the harness's source as before).
     python_harness: OnceLock<Option<Vec<u8>>>,
+    /// Whether the sandbox has the Java harness's class-data archive (tried once).
+    java_archive: OnceLock<bool>,
 }
 
 impl std::fmt::Debug for Runner {
@@ -202,7 +210,44 @@ impl Runner {
             runtimes: Mutex::new(BTreeMap::new()),
             java_harness: OnceLock::new(),
             python_harness: OnceLock::new(),
+            java_archive: OnceLock::new(),
         }
+    }
+
+    /// Before the first Java execution: makes sure the sandbox has the harness's class-data
+    /// archive (built from the harness source and its class list, both compiled into this
+    /// crate). A failure is logged and runs go on without it (same verdicts, slower).
+    fn prepare(&self, language: Language) {
+        if language != Language::Java || !self.options.java_class_archive {
+            return;
+        }
+        self.java_archive.get_or_init(|| {
+            if self.sandbox.java_archive().is_some() {
+                return true;
+            }
+            let spec = passrate_sandbox::JavaArchiveSpec {
+                sources: vec![(
+                    "PassrateHarness.java".to_owned(),
+                    JAVA_HARNESS.to_owned(),
+                )],
+                class_list: harness::JAVA_HARNESS_CLASS_LIST.to_owned(),
+            };
+            match self.sandbox.install_java_archive(&spec) {
+                Ok(_) => true,
+                // Another runner on the same sandbox installed it first.
+                Err(_) if self.sandbox.java_archive().is_some() => true,
+                Err(e) => {
+                    tracing::warn!(error = %e, "no Java class-data archive; Java runs load their classes");
+                    false
+                }
+            }
+        });
+    }
+
+    /// Whether Java runs map the harness's class-data archive (after the first Java
+    /// execution; `false` before, when switched off, or when building it failed).
+    pub fn java_archive_installed(&self) -> bool {
+        self.java_archive.get().copied().unwrap_or(false)
     }
 
     pub fn options(&self) -> &RunnerOptions {
@@ -247,6 +292,7 @@ impl Runner {
         language: Language,
         candidate: &str,
     ) -> Result<Verdict, RunnerError> {
+        self.prepare(language);
         self.core().evaluate(task, language, candidate)
     }
 
@@ -276,6 +322,7 @@ impl Runner {
         class_name: Option<&str>,
         calls: &[Vec<Value>],
     ) -> Result<Vec<Result<Value, ErrorInfo>>, RunnerError> {
+        self.prepare(language);
         self.core()
             .run_calls(language, code, entry_point, class_name, calls)
     }

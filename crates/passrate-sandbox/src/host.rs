@@ -3,10 +3,11 @@
 
 use std::path::{Component, Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex, RwLock};
 
 use crate::api::{ExecOutcome, ExecRequest, ExecStatus, Program, SandboxError};
 use crate::cgroup::{CgroupPreference, Layout};
+use crate::java_archive::{JavaArchive, JavaArchiveSpec};
 use crate::runtimes::Runtimes;
 use crate::wire::{self, JailRequest, JailResponse, Start};
 
@@ -141,6 +142,12 @@ struct Inner {
     javac: Mutex<Vec<(WarmSlot, u32)>>,
     /// Pre-started jails, ready for their hand-over, and the starts in flight.
     prestart: Arc<PrestartPool>,
+    /// The Java class-data archive, once installed (its directory is removed on drop).
+    /// Written once, briefly: executions read it while holding a slot.
+    java_archive: RwLock<Option<JavaArchive>>,
+    /// Serializes installers; held while building (never `java_archive`'s write lock, which
+    /// would block executions holding the slots the installer's check waits for).
+    java_archive_install: Mutex<()>,
 }
 
 impl Drop for Inner {
@@ -165,6 +172,17 @@ impl Drop for Inner {
         let ready = std::mem::take(&mut state.ready);
         drop(state);
         drop(ready);
+        // No jail of ours is left that binds the archive.
+        let archive = self
+            .java_archive
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        if let Some(archive) = archive
+            && let Err(e) = fs_err::remove_dir_all(&archive.dir)
+        {
+            tracing::warn!("failed to remove the Java class-data archive: {e}");
+        }
     }
 }
 
@@ -425,6 +443,7 @@ impl Sandbox {
             &config.cgroup_group,
         )?;
         layout.clean_leftovers();
+        crate::java_archive::clean_leftovers();
         let runtimes = Runtimes::resolve();
         let launcher = locate_launcher(&config.launcher)?;
         let slots = Slots {
@@ -443,6 +462,8 @@ impl Sandbox {
                 warm,
                 javac,
                 prestart,
+                java_archive: RwLock::new(None),
+                java_archive_install: Mutex::new(()),
             }),
         };
         // A real execution is the only honest probe of namespaces, mounts and seccomp.
@@ -462,6 +483,87 @@ impl Sandbox {
 
     pub fn runtimes(&self) -> &Runtimes {
         &self.inner.runtimes
+    }
+
+    /// The runtimes as executions see them: with the Java class-data archive once installed.
+    fn run_runtimes(&self) -> Runtimes {
+        let mut runtimes = self.inner.runtimes.clone();
+        runtimes.java_archive = self.java_archive();
+        runtimes
+    }
+
+    /// The installed Java class-data archive, if any.
+    pub fn java_archive(&self) -> Option<JavaArchive> {
+        self.inner
+            .java_archive
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Builds a Java application class-data archive from trusted inputs (never candidate
+    /// input) and, once a JVM in a jail has mapped it with the runs' flags, makes every later
+    /// run of one of its main classes use it (see `java_archive`). Once per sandbox. On error
+    /// nothing changes: runs go on without it (slower, same verdicts); the caller reports it.
+    pub fn install_java_archive(
+        &self,
+        spec: &JavaArchiveSpec,
+    ) -> Result<JavaArchive, SandboxError> {
+        let _installing = self
+            .inner
+            .java_archive_install
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if self.java_archive().is_some() {
+            return Err(SandboxError::InvalidRequest(
+                "a Java class-data archive is already installed".into(),
+            ));
+        }
+        let heap_mib = (crate::api::Limits::default().heap_bytes >> 20).max(1);
+        let dir = crate::java_archive::new_dir(&self.inner.config.cgroup_group);
+        let built = crate::java_archive::build(spec, &self.inner.runtimes, heap_mib, &dir)
+            .and_then(|archive| {
+                self.check_java_archive(&archive, heap_mib)?;
+                Ok(archive)
+            });
+        match built {
+            Ok(archive) => {
+                *self
+                    .inner
+                    .java_archive
+                    .write()
+                    .unwrap_or_else(|e| e.into_inner()) = Some(archive.clone());
+                Ok(archive)
+            }
+            Err(message) => {
+                let _ = fs_err::remove_dir_all(&dir);
+                Err(SandboxError::Internal(format!(
+                    "failed to build the Java class-data archive: {message}"
+                )))
+            }
+        }
+    }
+
+    /// A JVM with the runs' flags must map the archive inside a jail (`-Xshare:on`).
+    fn check_java_archive(&self, archive: &JavaArchive, heap_mib: u64) -> Result<(), String> {
+        let mut runtimes = self.inner.runtimes.clone();
+        runtimes.java_archive = Some(archive.clone());
+        let (path, args) = crate::java_archive::check_command(archive, &runtimes, heap_mib)
+            .ok_or("java is not installed on this host")?;
+        let request = ExecRequest::single(Program::Exec { path, args });
+        let _slot = self.inner.slots.acquire();
+        let outcome = self
+            .execute_fresh_with(&request, runtimes)
+            .map_err(|e| e.to_string())?;
+        if outcome.status == ExecStatus::Ok {
+            Ok(())
+        } else {
+            Err(format!(
+                "a JVM in a jail did not map it ({:?}): {}",
+                outcome.status,
+                String::from_utf8_lossy(&outcome.stderr).trim()
+            ))
+        }
     }
 
     pub fn cgroup_layout(&self) -> &Layout {
@@ -651,10 +753,18 @@ impl Sandbox {
     }
 
     fn execute_fresh(&self, request: &ExecRequest) -> Result<ExecOutcome, SandboxError> {
+        self.execute_fresh_with(request, self.run_runtimes())
+    }
+
+    fn execute_fresh_with(
+        &self,
+        request: &ExecRequest,
+        runtimes: Runtimes,
+    ) -> Result<ExecOutcome, SandboxError> {
         let inner = &self.inner;
         let jail_request = JailRequest {
             exec: request.clone(),
-            runtimes: inner.runtimes.clone(),
+            runtimes,
             cgroups: inner.layout.clone(),
             uid_base: inner.config.uid_base,
             ro_binds: inner.config.ro_binds.clone(),
@@ -795,7 +905,7 @@ impl Sandbox {
         let inner = &self.inner;
         JailRequest {
             exec: exec.clone(),
-            runtimes: inner.runtimes.clone(),
+            runtimes: self.run_runtimes(),
             cgroups: inner.layout.clone(),
             uid_base: inner.config.uid_base,
             ro_binds: inner.config.ro_binds.clone(),

@@ -7,6 +7,7 @@ use std::process::Command;
 use serde::{Deserialize, Serialize};
 
 use crate::api::{Limits, Program};
+use crate::java_archive::JavaArchive;
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Runtime {
@@ -23,6 +24,10 @@ pub struct Runtimes {
     pub node: Option<Runtime>,
     pub java: Option<Runtime>,
     pub javac: Option<Runtime>,
+    /// The sandbox's Java class-data archive, once built (`Sandbox::install_java_archive`):
+    /// runs of its main classes map it, and jails bind its directory read-only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub java_archive: Option<JavaArchive>,
 }
 
 fn canonical(candidates: &[&str]) -> Option<PathBuf> {
@@ -93,6 +98,7 @@ impl Runtimes {
                 version: version_of(&p, "-version"),
                 path: p,
             }),
+            java_archive: None,
         }
     }
 
@@ -109,6 +115,9 @@ impl Runtimes {
                     out.push(home.to_path_buf());
                 }
             }
+        }
+        if let Some(archive) = &self.java_archive {
+            out.push(archive.dir.clone());
         }
         out.sort();
         out.dedup();
@@ -145,6 +154,27 @@ const JVM_FAST_START: [&str; 4] = [
     "-XX:-UsePerfData",
     "-Xshare:auto",
 ];
+
+/// The options of every `java` run before its class path: [`JVM_FAST_START`], the heap cap
+/// and the stack size. A class-data archive is dumped with the same ones.
+pub fn java_run_options(heap_mib: u64) -> Vec<String> {
+    let mut options: Vec<String> = JVM_FAST_START.iter().map(|s| s.to_string()).collect();
+    options.extend([format!("-Xmx{heap_mib}m"), "-Xss8m".into()]);
+    options
+}
+
+/// javac's options besides `-d` and the JVM's (both compile paths, and the class-data
+/// archive's classes). String concatenation as StringBuilder calls: javac's default
+/// (invokedynamic) makes the run's first `a + b` spin method handles, ~40 ms of CPU per JVM.
+pub fn javac_options() -> [&'static str; 5] {
+    [
+        "-proc:none",
+        "-encoding",
+        "UTF-8",
+        "-nowarn",
+        "-XDstringConcat=inline",
+    ]
+}
 
 pub fn command_line(
     program: &Program,
@@ -193,20 +223,8 @@ pub fn command_line(
             let rt = need(&rts.javac, "javac")?;
             let mut argv: Vec<String> = JVM_FAST_START.iter().map(|o| format!("-J{o}")).collect();
             argv.push("-J-Xmx128m".into());
-            // String concatenation as StringBuilder calls: javac's default (invokedynamic)
-            // makes the run's first `a + b` spin method handles, ~40 ms of CPU per JVM.
-            argv.extend(
-                [
-                    "-proc:none",
-                    "-encoding",
-                    "UTF-8",
-                    "-nowarn",
-                    "-XDstringConcat=inline",
-                    "-d",
-                    ".",
-                ]
-                .map(String::from),
-            );
+            argv.extend(javac_options().map(String::from));
+            argv.extend(["-d".into(), ".".into()]);
             CommandLine {
                 exe: rt.path.clone(),
                 argv: with_args(rt, argv, sources),
@@ -215,14 +233,15 @@ pub fn command_line(
         }
         Program::Java { main_class, args } => {
             let rt = need(&rts.java, "java")?;
-            let mut argv: Vec<String> = JVM_FAST_START.iter().map(|s| s.to_string()).collect();
-            argv.extend([
-                format!("-Xmx{heap_mib}m"),
-                "-Xss8m".into(),
-                "-cp".into(),
-                ".".into(),
-                main_class.clone(),
-            ]);
+            let mut argv = java_run_options(heap_mib);
+            match rts.java_archive.as_ref().filter(|a| a.serves(main_class)) {
+                Some(archive) => {
+                    argv.extend(archive.run_options());
+                    argv.extend(["-cp".into(), archive.class_path()]);
+                }
+                None => argv.extend(["-cp".into(), ".".into()]),
+            }
+            argv.push(main_class.clone());
             CommandLine {
                 exe: rt.path.clone(),
                 argv: with_args(rt, argv, args),

@@ -16,7 +16,7 @@ use passrate_schema::{
 };
 
 /// The jail launcher beside the test binary's target directory, built on demand.
-fn launcher() -> PathBuf {
+pub fn launcher() -> PathBuf {
     let exe = std::env::current_exe().expect("test executable");
     let dir = exe
         .parent()

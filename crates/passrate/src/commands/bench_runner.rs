@@ -56,6 +56,9 @@ pub struct Args {
     /// (to compare the two under the same load).
     #[arg(long)]
     no_prestart: bool,
+    /// Run Java without the harness's class-data archive (to compare under the same load).
+    #[arg(long)]
+    no_java_archive: bool,
     /// Executions at once (the sandbox's slots and the bench's threads; default: one per
     /// core), to measure whether overlapping waits raises throughput.
     #[arg(long)]
@@ -535,7 +538,11 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     }
     let sandbox = Sandbox::new(config)?;
     let slots = sandbox.slots();
-    let runner = Runner::new(sandbox.clone(), RunnerOptions::default());
+    let defaults = RunnerOptions {
+        java_class_archive: !args.no_java_archive,
+        ..RunnerOptions::default()
+    };
+    let runner = Runner::new(sandbox.clone(), defaults.clone());
     // HumanEval+ runs up to ~1,000 inputs per execution, some of them large: the CPU cap and
     // the output cap (the result channel included) are raised for it, the rest is default.
     let plus_runner = Runner::new(
@@ -547,7 +554,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             },
             intake_cpu_ms: 30_000,
             output_bytes: 64 << 20,
-            ..RunnerOptions::default()
+            ..defaults
         },
     );
 
