@@ -21,11 +21,11 @@
 import ctypes
 import fcntl
 import gc
+import importlib.util
 import json
+import marshal
 import os
-import pkgutil  # runpy.run_path imports it on first use: ~2 ms per child otherwise
 import resource
-import runpy
 import signal
 import socket
 import struct
@@ -40,6 +40,7 @@ MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT = 2, 4, 8, 32
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP = 1, 4, 38, 22
 SECCOMP_MODE_FILTER = 2
 JAIL_UID = 1000
+MAGIC = importlib.util.MAGIC_NUMBER
 
 for name in os.environ.pop("PASSRATE_PRELOAD", "").split(","):
     if name:
@@ -91,6 +92,24 @@ def mount_work_dirs(size, remount=0):
                      ("size=%d,nr_inodes=256,mode=1777" % size).encode()), "mount /dev/shm")
 
 
+def run_main(path):
+    # What runpy.run_path(path, run_name="__main__") does for a plain file, without its
+    # importer probing (zipimport opens the file as an archive first) and context managers:
+    # ~0.8 ms of CPU per execution. Bytecode is recognised by its magic number, as runpy's
+    # read_code does; the module is __main__ in sys.modules while it runs.
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:4] == MAGIC:
+        code = marshal.loads(memoryview(data)[16:])
+    else:
+        code = compile(data, path, "exec", dont_inherit=True)
+    module = type(sys)("__main__")
+    g = module.__dict__
+    g.update(__file__=path, __cached__=None, __loader__=None, __package__="", __spec__=None)
+    sys.modules["__main__"] = module
+    exec(code, g)
+
+
 def child(sock, req, blob, fds, prepared_size):
     # Namespaces and work dirs were made fresh by this process when it became the spare.
     size = req["workdir_bytes"]
@@ -137,7 +156,7 @@ def child(sock, req, blob, fds, prepared_size):
     sys.argv = [script] + req["args"]
     code = 0
     try:
-        runpy.run_path(script, run_name="__main__")
+        run_main(script)
     except SystemExit as e:
         if e.code is None:
             code = 0
