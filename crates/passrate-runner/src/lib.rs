@@ -154,6 +154,8 @@ pub struct Runner {
     /// The Python harness as bytecode, compiled once in the sandbox (`None`: that failed, so
     /// every execution compiles the harness's source as before).
     python_harness: OnceLock<Option<Vec<u8>>>,
+    /// Set once the harness's bytecode is registered with the sandbox as trusted.
+    python_harness_trusted: std::sync::Once,
 }
 
 impl std::fmt::Debug for Runner {
@@ -190,6 +192,7 @@ impl Runner {
             runtimes: Mutex::new(BTreeMap::new()),
             java_harness: OnceLock::new(),
             python_harness: OnceLock::new(),
+            python_harness_trusted: std::sync::Once::new(),
         }
     }
 
@@ -202,6 +205,12 @@ impl Runner {
     }
 
     fn core(&self) -> Core<'_, impl Fn(&ExecRequest) -> Result<ExecOutcome, SandboxError> + '_> {
+        // The harness is our own code: the sandbox's warm slots may keep it loaded (from the
+        // next judgement on; it is built by the first one that needs it).
+        if let Some(Some(pyc)) = self.python_harness.get() {
+            self.python_harness_trusted
+                .call_once(|| self.sandbox.trust_python_bytecode(pyc.clone()));
+        }
         Core {
             options: &self.options,
             exec: move |r: &ExecRequest| self.sandbox.execute(r),

@@ -54,6 +54,9 @@ pub struct SandboxConfig {
 
 /// Modules harnesses and typical candidates import; importing them once in the fork server
 /// saves every execution their import time.
+/// How many trusted bytecode files ([`Sandbox::trust_python_bytecode`]) are kept.
+pub const MAX_TRUSTED_PYTHON: usize = 4;
+
 pub const DEFAULT_PYTHON_PRELOAD: &[&str] = &[
     "json",
     "math",
@@ -141,6 +144,9 @@ struct Inner {
     javac: Mutex<Vec<(WarmSlot, u32)>>,
     /// Pre-started jails, ready for their hand-over, and the starts in flight.
     prestart: Arc<PrestartPool>,
+    /// Trusted Python bytecode (`trust_python_bytecode`), in registration order; each warm
+    /// slot is sent the entries it has not had yet with its next execution.
+    trusted_python: Mutex<Vec<crate::slot::Blob>>,
 }
 
 impl Drop for Inner {
@@ -246,6 +252,8 @@ struct WarmSlot {
     child: Child,
     stdin: Option<ChildStdin>,
     stdout: ChildStdout,
+    /// How many of `Inner::trusted_python` this (Python) slot has been sent.
+    trusted_sent: usize,
 }
 
 impl WarmSlot {
@@ -443,6 +451,7 @@ impl Sandbox {
                 warm,
                 javac,
                 prestart,
+                trusted_python: Mutex::new(Vec::new()),
             }),
         };
         // A real execution is the only honest probe of namespaces, mounts and seccomp.
@@ -462,6 +471,24 @@ impl Sandbox {
 
     pub fn runtimes(&self) -> &Runtimes {
         &self.inner.runtimes
+    }
+
+    /// Registers bytecode (a `.pyc`: magic number, 12 header bytes, marshalled code) of the
+    /// caller's own trusted program, e.g. its harness, never a file of a candidate. Warm
+    /// Python slots then load it once in the fork server, and an execution whose script file
+    /// has exactly these bytes runs the loaded code instead of unmarshalling it again (about
+    /// 0.5 ms of CPU and 200 page copies per execution for a 20 KB harness). Anything else
+    /// runs as before; at most [`MAX_TRUSTED_PYTHON`] are kept.
+    pub fn trust_python_bytecode(&self, pyc: Vec<u8>) {
+        let mut trusted = self
+            .inner
+            .trusted_python
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        let blob = crate::slot::Blob(pyc);
+        if trusted.len() < MAX_TRUSTED_PYTHON && !trusted.contains(&blob) {
+            trusted.push(blob);
+        }
     }
 
     pub fn cgroup_layout(&self) -> &Layout {
@@ -827,6 +854,7 @@ impl Sandbox {
             child,
             stdin: Some(stdin),
             stdout,
+            trusted_sent: 0,
         };
         match ready {
             Ok(Ok(())) => Ok(slot),
@@ -850,7 +878,20 @@ impl Sandbox {
             Some(slot) => slot,
             None => self.start_warm_slot()?,
         };
-        let response: std::io::Result<JailResponse> = match wire::write_frame(slot.stdin(), request)
+        let trusted: Vec<crate::slot::Blob> = {
+            let all = self
+                .inner
+                .trusted_python
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            all.get(slot.trusted_sent..).unwrap_or_default().to_vec()
+        };
+        slot.trusted_sent += trusted.len();
+        let frame = crate::slot::SlotExecRef {
+            exec: request,
+            trusted: &trusted,
+        };
+        let response: std::io::Result<JailResponse> = match wire::write_frame(slot.stdin(), &frame)
         {
             Ok(()) => wire::read_frame(&mut slot.stdout),
             Err(e) => Err(e),

@@ -17,6 +17,9 @@
 #     leaf for the spare that serves the following execution (`workdir`: its /tmp size).
 #     Its body: <json length u32>, the JSON request, then the files' contents back to back
 #     (their sizes are in the JSON).
+#     TRUSTED: the body is the bytecode (.pyc) of the host's own trusted program (never a
+#     candidate's file); the zygote loads it once, and a child whose script has exactly these
+#     bytes runs the loaded code instead of unmarshalling it again (no descriptors).
 #   zygote -> supervisor: 12-byte records <kind u32, seq u32, value i32> (+ text for errors)
 import ctypes
 import fcntl
@@ -33,7 +36,8 @@ import sys
 import traceback
 
 READY, STEP_START, STEP_END, SETUP_ERROR = 4, 1, 2, 3
-PREPARE, EXEC = 1, 2
+PREPARE, EXEC, TRUSTED = 1, 2, 3
+MAX_TRUSTED = 4
 HEADER = struct.Struct("<IIIIQ")
 CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWCGROUP = 0x00020000, 0x08000000, 0x02000000
 MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT = 2, 4, 8, 32
@@ -41,6 +45,8 @@ PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP = 1, 4, 3
 SECCOMP_MODE_FILTER = 2
 JAIL_UID = 1000
 MAGIC = importlib.util.MAGIC_NUMBER
+# (bytes, code) of the host's trusted bytecode, loaded in the zygote (TRUSTED messages).
+LOADED = []
 
 for name in os.environ.pop("PASSRATE_PRELOAD", "").split(","):
     if name:
@@ -92,17 +98,34 @@ def mount_work_dirs(size, remount=0):
                      ("size=%d,nr_inodes=256,mode=1777" % size).encode()), "mount /dev/shm")
 
 
-def run_main(path):
+def load_trusted(body):
+    # Only ever the host's own bytecode (the jail sends what the host registered), so
+    # unmarshalling it here is as safe as in a child; the objects are frozen like the rest.
+    data = bytes(body)
+    if data[:4] != MAGIC or len(LOADED) >= MAX_TRUSTED or any(d == data for d, _ in LOADED):
+        return
+    try:
+        LOADED.append((data, marshal.loads(memoryview(data)[16:])))
+    except Exception:
+        return
+    gc.freeze()
+
+
+def run_main(path, data):
     # What runpy.run_path(path, run_name="__main__") does for a plain file, without its
     # importer probing (zipimport opens the file as an archive first) and context managers:
     # ~0.8 ms of CPU per execution. Bytecode is recognised by its magic number, as runpy's
-    # read_code does; the module is __main__ in sys.modules while it runs.
-    with open(path, "rb") as f:
-        data = f.read()
-    if data[:4] == MAGIC:
-        code = marshal.loads(memoryview(data)[16:])
-    else:
-        code = compile(data, path, "exec", dont_inherit=True)
+    # read_code does; the module is __main__ in sys.modules while it runs. Bytecode equal to
+    # trusted bytecode the zygote loaded runs that code (unmarshalling it: ~0.5 ms).
+    if data is None:
+        with open(path, "rb") as f:
+            data = f.read()
+    code = next((c for d, c in LOADED if len(d) == len(data) and d == data), None)
+    if code is None:
+        if data[:4] == MAGIC:
+            code = marshal.loads(memoryview(data)[16:])
+        else:
+            code = compile(data, path, "exec", dont_inherit=True)
     module = type(sys)("__main__")
     g = module.__dict__
     g.update(__file__=path, __cached__=None, __loader__=None, __package__="", __spec__=None)
@@ -115,11 +138,15 @@ def child(sock, req, blob, fds, prepared_size):
     size = req["workdir_bytes"]
     if size != prepared_size:
         mount_work_dirs(size, MS_REMOUNT)
+    script = os.path.join("/tmp", req["script"])
+    script_data = None
     offset = 0
     for f in req["files"]:
         data = blob[offset:offset + f["size"]]
         offset += f["size"]
         path = os.path.join("/tmp", f["path"])
+        if path == script:
+            script_data = bytes(data)
         parent = os.path.dirname(path)
         if parent != "/tmp":
             os.makedirs(parent, exist_ok=True)
@@ -152,11 +179,10 @@ def child(sock, req, blob, fds, prepared_size):
     # From here on the candidate runs: it must not hold the status channel.
     sock.close()
     os.closerange(5, 1 << 16)
-    script = os.path.join("/tmp", req["script"])
     sys.argv = [script] + req["args"]
     code = 0
     try:
-        run_main(script)
+        run_main(script, script_data)
     except SystemExit as e:
         if e.code is None:
             code = 0
@@ -246,6 +272,11 @@ def main():
             kind, seq, nnext, workdir, body, fds = recv_message(sock)
         except EOFError:
             return
+        if kind == TRUSTED:
+            for fd in fds:
+                os.close(fd)
+            load_trusted(body)
+            continue
         if kind == PREPARE:
             if spare is None:
                 spare = fork_spare(sock, fds, workdir)
