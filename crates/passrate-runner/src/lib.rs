@@ -174,6 +174,8 @@ pub struct Runner {
     python_harness: OnceLock<Option<Vec<u8>>>,
     /// Whether the sandbox has the Java harness's class-data archive (tried once).
     java_archive: OnceLock<bool>,
+    /// Set once the harness's bytecode is registered with the sandbox as trusted.
+    python_harness_trusted: std::sync::Once,
 }
 
 impl std::fmt::Debug for Runner {
@@ -211,6 +213,7 @@ impl Runner {
             java_harness: OnceLock::new(),
             python_harness: OnceLock::new(),
             java_archive: OnceLock::new(),
+            python_harness_trusted: std::sync::Once::new(),
         }
     }
 
@@ -259,6 +262,12 @@ impl Runner {
     }
 
     fn core(&self) -> Core<'_, impl Fn(&ExecRequest) -> Result<ExecOutcome, SandboxError> + '_> {
+        // The harness is our own code: the sandbox's warm slots may keep it loaded (from the
+        // next judgement on; it is built by the first one that needs it).
+        if let Some(Some(pyc)) = self.python_harness.get() {
+            self.python_harness_trusted
+                .call_once(|| self.sandbox.trust_python_bytecode(pyc.clone()));
+        }
         Core {
             options: &self.options,
             exec: move |r: &ExecRequest| self.sandbox.execute(r),

@@ -265,14 +265,14 @@ fn has_kill_file(base: &Path) -> bool {
 fn read_cpu_us(dir: &Path, version: Version) -> io::Result<u64> {
     match version {
         Version::V2 => {
-            let stat = fs_err::read_to_string(dir.join("cpu.stat"))?;
+            let stat = read_small(&dir.join("cpu.stat"))?;
             stat.lines()
                 .find_map(|l| l.strip_prefix("usage_usec "))
                 .and_then(|v| v.trim().parse().ok())
                 .ok_or_else(|| io::Error::other("cpu.stat has no usage_usec"))
         }
         Version::V1 => {
-            let ns: u64 = fs_err::read_to_string(dir.join("cpuacct.usage"))?
+            let ns: u64 = read_small(&dir.join("cpuacct.usage"))?
                 .trim()
                 .parse()
                 .map_err(|_| io::Error::other("unreadable cpuacct.usage"))?;
@@ -290,6 +290,37 @@ pub struct ExecCgroup {
 
 fn leaf(base: &Base, name: &str) -> PathBuf {
     base.dir.join(name)
+}
+
+/// Reads a small cgroup file with open, read and close only: `fs::read_to_string` also
+/// stats the file and seeks, and the jail reads several of these per execution (`cpu.stat`
+/// every few milliseconds while a step runs).
+fn read_small(path: &Path) -> io::Result<String> {
+    use std::os::unix::ffi::OsStrExt;
+    let path = std::ffi::CString::new(path.as_os_str().as_bytes()).map_err(io::Error::other)?;
+    let fd =
+        crate::sys::cvt(unsafe { libc::open(path.as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC) })?;
+    let mut data = Vec::new();
+    let mut buf = [0u8; 4096];
+    let result = loop {
+        let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
+        if n < 0 {
+            let e = io::Error::last_os_error();
+            if e.kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            break Err(e);
+        }
+        data.extend_from_slice(&buf[..n as usize]);
+        // kernfs returns the whole generated text up to the buffer's size: a short read is
+        // the end (one read instead of a second one returning 0).
+        if (n as usize) < buf.len() {
+            break Ok(());
+        }
+    };
+    crate::sys::close(fd);
+    result?;
+    String::from_utf8(data).map_err(io::Error::other)
 }
 
 impl ExecCgroup {
@@ -394,7 +425,7 @@ impl ExecCgroup {
             Version::V2 => dir.join("memory.peak"),
             Version::V1 => dir.join("memory.max_usage_in_bytes"),
         };
-        fs_err::read_to_string(file).ok()?.trim().parse().ok()
+        read_small(&file).ok()?.trim().parse().ok()
     }
 
     /// Makes the peak memory count from now (a pre-started program's hand-over). v1 resets
@@ -414,7 +445,7 @@ impl ExecCgroup {
             Version::V2 => dir.join("memory.events"),
             Version::V1 => dir.join("memory.oom_control"),
         };
-        let Ok(text) = fs_err::read_to_string(file) else {
+        let Ok(text) = read_small(&file) else {
             return false;
         };
         text.lines()
@@ -425,7 +456,7 @@ impl ExecCgroup {
     fn procs(&self) -> Vec<i32> {
         let mut pids = Vec::new();
         for file in self.procs_files() {
-            if let Ok(text) = fs_err::read_to_string(file) {
+            if let Ok(text) = read_small(&file) {
                 pids.extend(text.lines().filter_map(|l| l.trim().parse::<i32>().ok()));
             }
         }
@@ -468,10 +499,8 @@ impl ExecCgroup {
     pub fn remove(&self) -> io::Result<()> {
         let mut last = Ok(());
         for base in self.layout.bases() {
+            // A leaf already gone is NotFound below (no stat before each rmdir).
             let dir = leaf(base, &self.name);
-            if !dir.exists() {
-                continue;
-            }
             last = Ok(());
             for _ in 0..500 {
                 match std::fs::remove_dir(&dir) {

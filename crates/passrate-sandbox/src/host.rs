@@ -55,6 +55,9 @@ pub struct SandboxConfig {
 
 /// Modules harnesses and typical candidates import; importing them once in the fork server
 /// saves every execution their import time.
+/// How many trusted bytecode files ([`Sandbox::trust_python_bytecode`]) are kept.
+pub const MAX_TRUSTED_PYTHON: usize = 4;
+
 pub const DEFAULT_PYTHON_PRELOAD: &[&str] = &[
     "json",
     "math",
@@ -148,6 +151,9 @@ struct Inner {
     /// Serializes installers; held while building (never `java_archive`'s write lock, which
     /// would block executions holding the slots the installer's check waits for).
     java_archive_install: Mutex<()>,
+    /// Trusted Python bytecode (`trust_python_bytecode`), in registration order; each warm
+    /// slot is sent the entries it has not had yet with its next execution.
+    trusted_python: Mutex<Vec<crate::slot::Blob>>,
 }
 
 impl Drop for Inner {
@@ -264,6 +270,8 @@ struct WarmSlot {
     child: Child,
     stdin: Option<ChildStdin>,
     stdout: ChildStdout,
+    /// How many of `Inner::trusted_python` this (Python) slot has been sent.
+    trusted_sent: usize,
 }
 
 impl WarmSlot {
@@ -464,6 +472,7 @@ impl Sandbox {
                 prestart,
                 java_archive: RwLock::new(None),
                 java_archive_install: Mutex::new(()),
+                trusted_python: Mutex::new(Vec::new()),
             }),
         };
         // A real execution is the only honest probe of namespaces, mounts and seccomp.
@@ -563,6 +572,24 @@ impl Sandbox {
                 outcome.status,
                 String::from_utf8_lossy(&outcome.stderr).trim()
             ))
+        }
+    }
+
+    /// Registers bytecode (a `.pyc`: magic number, 12 header bytes, marshalled code) of the
+    /// caller's own trusted program, e.g. its harness, never a file of a candidate. Warm
+    /// Python slots then load it once in the fork server, and an execution whose script file
+    /// has exactly these bytes runs the loaded code instead of unmarshalling it again (about
+    /// 0.5 ms of CPU and 200 page copies per execution for a 20 KB harness). Anything else
+    /// runs as before; at most [`MAX_TRUSTED_PYTHON`] are kept.
+    pub fn trust_python_bytecode(&self, pyc: Vec<u8>) {
+        let mut trusted = self
+            .inner
+            .trusted_python
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        let blob = crate::slot::Blob(pyc);
+        if trusted.len() < MAX_TRUSTED_PYTHON && !trusted.contains(&blob) {
+            trusted.push(blob);
         }
     }
 
@@ -937,6 +964,7 @@ impl Sandbox {
             child,
             stdin: Some(stdin),
             stdout,
+            trusted_sent: 0,
         };
         match ready {
             Ok(Ok(())) => Ok(slot),
@@ -960,7 +988,20 @@ impl Sandbox {
             Some(slot) => slot,
             None => self.start_warm_slot()?,
         };
-        let response: std::io::Result<JailResponse> = match wire::write_frame(slot.stdin(), request)
+        let trusted: Vec<crate::slot::Blob> = {
+            let all = self
+                .inner
+                .trusted_python
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            all.get(slot.trusted_sent..).unwrap_or_default().to_vec()
+        };
+        slot.trusted_sent += trusted.len();
+        let frame = crate::slot::SlotExecRef {
+            exec: request,
+            trusted: &trusted,
+        };
+        let response: std::io::Result<JailResponse> = match wire::write_frame(slot.stdin(), &frame)
         {
             Ok(()) => wire::read_frame(&mut slot.stdout),
             Err(e) => Err(e),

@@ -647,9 +647,9 @@ struct Capture {
 }
 
 impl Capture {
-    /// Reads what is available. Returns true when the cap was exceeded.
-    fn pump(&mut self, cap: usize) -> bool {
-        let mut buf = [0u8; 65536];
+    /// Reads what is available (until a short read: the pipe is drained for now, and poll
+    /// reports the rest). Returns true when the cap was exceeded.
+    fn pump(&mut self, cap: usize, buf: &mut [u8]) -> bool {
         loop {
             let n = unsafe { libc::read(self.fd, buf.as_mut_ptr().cast(), buf.len()) };
             if n > 0 {
@@ -658,6 +658,9 @@ impl Capture {
                 self.data.extend_from_slice(&buf[..n.min(room)]);
                 if n > room {
                     return true;
+                }
+                if n < buf.len() {
+                    return false;
                 }
             } else if n == 0 {
                 self.open = false;
@@ -807,6 +810,8 @@ pub(crate) fn supervise(
     let mut killed_for: Option<ExecStatus> = None;
     let mut host_gone = false;
     let mut last_cpu_check = Instant::now();
+    // One read buffer for the outputs, allocated (and zeroed) once per execution.
+    let mut read_buf = vec![0u8; 65536];
 
     let kill = |init_pid: Option<libc::pid_t>| {
         if let Some(pid) = init_pid {
@@ -849,17 +854,20 @@ pub(crate) fn supervise(
             });
         }
         unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, 5) };
+        // Only descriptors poll reported are read or written: no EAGAIN round trips.
+        let ready = |fd: RawFd| fds.iter().any(|p| p.fd == fd && p.revents != 0);
 
         for o in outs.iter_mut() {
-            if o.open && o.pump(cap) && killed_for.is_none() {
+            if o.open && ready(o.fd) && o.pump(cap, &mut read_buf) && killed_for.is_none() {
                 killed_for = Some(ExecStatus::OutputLimit);
                 kill(init_pid);
             }
         }
-        for f in feeds.iter_mut().filter(|f| f.fd >= 0) {
+        for f in feeds.iter_mut().filter(|f| f.fd >= 0 && ready(f.fd)) {
             f.push();
         }
-        if !host_gone {
+        // The host sends nothing mid-execution: only its EOF (or an error) wakes fd 0.
+        if !host_gone && ready(0) {
             let mut b = [0u8; 1];
             let n = unsafe {
                 libc::recv(
@@ -889,12 +897,15 @@ pub(crate) fn supervise(
                 kill(init_pid);
             }
         }
-        if status_open {
+        if status_open && ready(io.status) {
             let mut buf = [0u8; 4096];
             loop {
                 let n = unsafe { libc::read(io.status, buf.as_mut_ptr().cast(), buf.len()) };
                 if n > 0 {
                     status_buf.extend_from_slice(&buf[..n as usize]);
+                    if (n as usize) < buf.len() {
+                        break;
+                    }
                 } else {
                     if n == 0 {
                         status_open = false;

@@ -26,6 +26,27 @@ const MSG_READY: u32 = 4;
 /// Message kinds to the fork server (see zygote.py).
 const MSG_PREPARE: u32 = 1;
 const MSG_EXEC: u32 = 2;
+const MSG_TRUSTED: u32 = 3;
+
+/// Bytes that travel as text or hex (`wire::bytes`).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Blob(#[serde(with = "crate::wire::bytes")] pub Vec<u8>);
+
+/// One execution for a warm slot, with the trusted bytecode the slot has not been given yet
+/// (`Sandbox::trust_python_bytecode`): the host's own programs, never a candidate's file.
+#[derive(Debug, Serialize)]
+pub struct SlotExecRef<'a> {
+    pub exec: &'a ExecRequest,
+    pub trusted: &'a [Blob],
+}
+
+/// [`SlotExecRef`] as the slot reads it.
+#[derive(Debug, Deserialize)]
+pub struct SlotExec {
+    pub exec: ExecRequest,
+    #[serde(default)]
+    pub trusted: Vec<Blob>,
+}
 
 /// How the host asks the jail process to become a warm slot.
 #[derive(Debug, Serialize, Deserialize)]
@@ -58,10 +79,20 @@ pub fn serve(req: SlotRequest) -> ! {
         std::process::exit(1);
     }
     loop {
-        let exec: ExecRequest = match wire::read_frame(io::stdin().lock()) {
-            Ok(exec) => exec,
+        let SlotExec { exec, trusted } = match wire::read_frame(io::stdin().lock()) {
+            Ok(frame) => frame,
             Err(_) => slot.exit(0),
         };
+        for blob in &trusted {
+            // Before the execution's message: the spare forked at its hand-over has it.
+            let head = header(blob.0.len(), MSG_TRUSTED, 0, 0, 0);
+            if write_all(slot.sock, &head)
+                .and_then(|()| write_all(slot.sock, &blob.0))
+                .is_err()
+            {
+                slot.exit(2);
+            }
+        }
         let response = slot.execute(&exec);
         let failed = response.is_err();
         if wire::write_frame(io::stdout().lock(), &response).is_err() || failed {

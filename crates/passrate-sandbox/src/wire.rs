@@ -113,9 +113,13 @@ pub mod bytes {
         if !h.len().is_multiple_of(2) {
             return None;
         }
-        h.chunks_exact(2)
-            .map(|p| Some(digit(p[0])? << 4 | digit(p[1])?))
-            .collect()
+        // Sized up front: collecting into Option<Vec> cannot know the length and regrew
+        // the vector (a .pyc harness goes through here on every execution).
+        let mut out = Vec::with_capacity(h.len() / 2);
+        for p in h.chunks_exact(2) {
+            out.push(digit(p[0])? << 4 | digit(p[1])?);
+        }
+        Some(out)
     }
 }
 

@@ -17,15 +17,18 @@
 #     leaf for the spare that serves the following execution (`workdir`: its /tmp size).
 #     Its body: <json length u32>, the JSON request, then the files' contents back to back
 #     (their sizes are in the JSON).
+#     TRUSTED: the body is the bytecode (.pyc) of the host's own trusted program (never a
+#     candidate's file); the zygote loads it once, and a child whose script has exactly these
+#     bytes runs the loaded code instead of unmarshalling it again (no descriptors).
 #   zygote -> supervisor: 12-byte records <kind u32, seq u32, value i32> (+ text for errors)
 import ctypes
 import fcntl
 import gc
+import importlib.util
 import json
+import marshal
 import os
-import pkgutil  # runpy.run_path imports it on first use: ~2 ms per child otherwise
 import resource
-import runpy
 import signal
 import socket
 import struct
@@ -33,13 +36,18 @@ import sys
 import traceback
 
 READY, STEP_START, STEP_END, SETUP_ERROR = 4, 1, 2, 3
-PREPARE, EXEC = 1, 2
+PREPARE, EXEC, TRUSTED = 1, 2, 3
+MAX_TRUSTED = 4
 HEADER = struct.Struct("<IIIIQ")
 CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWCGROUP = 0x00020000, 0x08000000, 0x02000000
 MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT = 2, 4, 8, 32
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP = 1, 4, 38, 22
 SECCOMP_MODE_FILTER = 2
 JAIL_UID = 1000
+MAGIC = importlib.util.MAGIC_NUMBER
+WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC
+# (bytes, code) of the host's trusted bytecode, loaded in the zygote (TRUSTED messages).
+LOADED = []
 
 for name in os.environ.pop("PASSRATE_PRELOAD", "").split(","):
     if name:
@@ -91,24 +99,69 @@ def mount_work_dirs(size, remount=0):
                      ("size=%d,nr_inodes=256,mode=1777" % size).encode()), "mount /dev/shm")
 
 
+def load_trusted(body):
+    # Only ever the host's own bytecode (the jail sends what the host registered), so
+    # unmarshalling it here is as safe as in a child; the objects are frozen like the rest.
+    data = bytes(body)
+    if data[:4] != MAGIC or len(LOADED) >= MAX_TRUSTED or any(d == data for d, _ in LOADED):
+        return
+    try:
+        LOADED.append((data, marshal.loads(memoryview(data)[16:])))
+    except Exception:
+        return
+    gc.freeze()
+
+
+def run_main(path, data):
+    # What runpy.run_path(path, run_name="__main__") does for a plain file, without its
+    # importer probing (zipimport opens the file as an archive first) and context managers:
+    # ~0.8 ms of CPU per execution. Bytecode is recognised by its magic number, as runpy's
+    # read_code does; the module is __main__ in sys.modules while it runs. Bytecode equal to
+    # trusted bytecode the zygote loaded runs that code (unmarshalling it: ~0.5 ms).
+    if data is None:
+        with open(path, "rb") as f:
+            data = f.read()
+    code = next((c for d, c in LOADED if len(d) == len(data) and d == data), None)
+    if code is None:
+        if data[:4] == MAGIC:
+            code = marshal.loads(memoryview(data)[16:])
+        else:
+            code = compile(data, path, "exec", dont_inherit=True)
+    module = type(sys)("__main__")
+    g = module.__dict__
+    g.update(__file__=path, __cached__=None, __loader__=None, __package__="", __spec__=None)
+    sys.modules["__main__"] = module
+    exec(code, g)
+
+
 def child(sock, req, blob, fds, prepared_size):
     # Namespaces and work dirs were made fresh by this process when it became the spare.
     size = req["workdir_bytes"]
     if size != prepared_size:
         mount_work_dirs(size, MS_REMOUNT)
+    script = os.path.join("/tmp", req["script"])
+    script_data = None
     offset = 0
     for f in req["files"]:
         data = blob[offset:offset + f["size"]]
         offset += f["size"]
         path = os.path.join("/tmp", f["path"])
+        if path == script:
+            script_data = bytes(data)
         parent = os.path.dirname(path)
         if parent != "/tmp":
             os.makedirs(parent, exist_ok=True)
             os.chown(parent, JAIL_UID, JAIL_UID)
-        with open(path, "wb") as out:
-            out.write(data)
-        os.chmod(path, 0o755 if f.get("executable") else 0o644)
-        os.chown(path, JAIL_UID, JAIL_UID)
+        # os.open rather than open(): no buffered file object, isatty probe or seek.
+        fd = os.open(path, WRITE_FLAGS, 0o600)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fchmod(fd, 0o755 if f.get("executable") else 0o644)
+            os.fchown(fd, JAIL_UID, JAIL_UID)
+        finally:
+            os.close(fd)
     os.setsid()
     # Targets 0-4 may collide with the sources: move the sources high first.
     high = [os.dup(fd) for fd in fds[:5]]
@@ -133,11 +186,10 @@ def child(sock, req, blob, fds, prepared_size):
     # From here on the candidate runs: it must not hold the status channel.
     sock.close()
     os.closerange(5, 1 << 16)
-    script = os.path.join("/tmp", req["script"])
     sys.argv = [script] + req["args"]
     code = 0
     try:
-        runpy.run_path(script, run_name="__main__")
+        run_main(script, script_data)
     except SystemExit as e:
         if e.code is None:
             code = 0
@@ -227,6 +279,11 @@ def main():
             kind, seq, nnext, workdir, body, fds = recv_message(sock)
         except EOFError:
             return
+        if kind == TRUSTED:
+            for fd in fds:
+                os.close(fd)
+            load_trusted(body)
+            continue
         if kind == PREPARE:
             if spare is None:
                 spare = fork_spare(sock, fds, workdir)
@@ -239,7 +296,9 @@ def main():
         spare = None
         joined = to_spare is not None and to_spare.recv(1) == b"J"
         if joined:
-            socket.send_fds(to_spare, [struct.pack("<I", len(body)) + body], own)
+            # Two buffers, one sendmsg: no copy of the body (every page the zygote writes
+            # after a fork is a page copied).
+            socket.send_fds(to_spare, [struct.pack("<I", len(body)), body], own)
         if to_spare is not None:
             to_spare.close()
         for fd in own:

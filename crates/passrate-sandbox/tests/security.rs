@@ -703,3 +703,49 @@ fn a_warm_execution_gets_its_own_limits_not_the_previous_ones() {
     let forked: u32 = stdout(&out).trim().parse().unwrap_or(99);
     assert!(forked < 4, "the process limit did not bind: {out:?}");
 }
+
+/// A `.pyc` of `source` made by the host's python3 (the interpreter the jail binds).
+fn host_pyc(source: &str) -> Vec<u8> {
+    let script = "import importlib.util, marshal, sys\n\
+        code = compile(sys.argv[1], 'trusted.py', 'exec', dont_inherit=True)\n\
+        sys.stdout.buffer.write(importlib.util.MAGIC_NUMBER + bytes(12) + marshal.dumps(code))\n";
+    let out = std::process::Command::new("python3")
+        .args(["-c", script, source])
+        .output()
+        .expect("python3 runs");
+    assert!(out.status.success(), "{out:?}");
+    out.stdout
+}
+
+#[test]
+fn trusted_bytecode_runs_only_for_exactly_its_bytes() {
+    // The fork server keeps registered bytecode loaded; a script with other bytes (here the
+    // same length, one character apart) must run its own code, before and after.
+    let j = common::jail_with(CgroupPreference::Auto, 1);
+    let (a, b) = (host_pyc("print('A')"), host_pyc("print('B')"));
+    assert_eq!(a.len(), b.len());
+    // Not bytecode, and an invalid marshal body: ignored by the fork server.
+    j.sandbox.trust_python_bytecode(b"print('X')".to_vec());
+    let mut broken = a.clone();
+    broken.truncate(20);
+    j.sandbox.trust_python_bytecode(broken);
+    j.sandbox.trust_python_bytecode(a.clone());
+    let run = |pyc: &[u8]| {
+        let mut req = common::python_request("");
+        req.files.push(InputFile {
+            path: "main.pyc".into(),
+            contents: pyc.to_vec(),
+            executable: false,
+        });
+        if let Program::Python { script, .. } = &mut req.steps[0] {
+            *script = "main.pyc".into();
+        }
+        let out = j.run(&req);
+        assert_eq!(out.status, ExecStatus::Ok, "{out:?}");
+        stdout(&out).trim().to_owned()
+    };
+    // The first executions' spares were forked before the registration reached the slot.
+    let seen: Vec<String> = [&a, &b, &a, &b, &a, &b].iter().map(|p| run(p)).collect();
+    assert_eq!(seen, ["A", "B", "A", "B", "A", "B"]);
+    j.assert_nothing_survives();
+}
