@@ -3,7 +3,9 @@
 //! CPU accounting) and feeds it one compilation after another. Annotation processing is off
 //! (`-proc:none`), so no code from a source runs at compile time; sources and classes never
 //! touch a disk. A compilation over its CPU budget kills the server (the host starts a new
-//! one), and the host retires a server after a number of compilations to bound its caches.
+//! one), and the host retires a server whose memory grew past a bound (or, as a backstop,
+//! after many compilations) to bound its caches. Retiring is not free: a new server pays
+//! its JIT warm-up again (see `SandboxConfig::javac_recycle_after`).
 
 use std::ffi::CString;
 use std::io::{self, Read, Write};
@@ -52,6 +54,9 @@ pub struct CompileOutcome {
     pub classes: Vec<InputFile>,
     pub cpu_us: u64,
     pub wall_us: u64,
+    /// Memory charged to the server's cgroup after this compilation (for the host's
+    /// recycle decision); `None` if unreadable.
+    pub server_memory_bytes: Option<u64>,
 }
 
 pub type CompileResponse = Result<CompileOutcome, String>;
@@ -224,6 +229,7 @@ impl Server {
         let timed_out = reader.timed_out;
         let cpu_us = self.cg.cpu_us().unwrap_or(cpu0).saturating_sub(cpu0);
         let wall_us = start.elapsed().as_micros() as u64;
+        let server_memory_bytes = self.cg.current_memory();
         match parsed {
             Ok((ok, diagnostics, classes)) => Ok(CompileOutcome {
                 ok,
@@ -232,6 +238,7 @@ impl Server {
                 classes,
                 cpu_us,
                 wall_us,
+                server_memory_bytes,
             }),
             Err(_) if timed_out => Ok(CompileOutcome {
                 ok: false,
@@ -240,6 +247,7 @@ impl Server {
                 classes: Vec::new(),
                 cpu_us,
                 wall_us,
+                server_memory_bytes,
             }),
             Err(e) => Err(format!("the compile server failed: {e}")),
         }
