@@ -54,6 +54,9 @@ pub struct SandboxConfig {
     /// (bounds its caches by what they cost; the server's own limit is 768 MiB, and a warm
     /// one levels off near 170 MiB).
     pub javac_recycle_memory_bytes: u64,
+    /// Bytes of warm-compiler results kept for reuse by byte-identical sources (0: none);
+    /// see `javac_cache.rs` for why that is sound.
+    pub javac_cache_bytes: usize,
     /// Pre-started jails kept ready per kind of execution that opts in
     /// (`ExecRequest::prestart`); 0 runs those in fresh jails started on demand.
     pub prestarted: usize,
@@ -107,6 +110,7 @@ impl Default for SandboxConfig {
             java_compile_server: true,
             javac_recycle_after: 20_000,
             javac_recycle_memory_bytes: 384 << 20,
+            javac_cache_bytes: 32 << 20,
             prestarted: std::thread::available_parallelism().map_or(2, |n| n.get()),
         }
     }
@@ -147,6 +151,8 @@ struct Inner {
     warm: Mutex<Vec<WarmSlot>>,
     /// Idle compiler JVMs, with the number of compilations each has served.
     javac: Mutex<Vec<(WarmSlot, u32)>>,
+    /// Warm-compiler results by their sources.
+    javac_cache: crate::javac_cache::CompileCache,
     /// Pre-started jails, ready for their hand-over, and the starts in flight.
     prestart: Arc<PrestartPool>,
 }
@@ -454,6 +460,7 @@ impl Sandbox {
             cond: Condvar::new(),
         };
         let (warm, javac) = (Mutex::new(Vec::new()), Mutex::new(Vec::new()));
+        let javac_cache = crate::javac_cache::CompileCache::new(config.javac_cache_bytes);
         let prestart = Arc::new(PrestartPool::default());
         let sandbox = Sandbox {
             inner: Arc::new(Inner {
@@ -464,6 +471,7 @@ impl Sandbox {
                 slots,
                 warm,
                 javac,
+                javac_cache,
                 prestart,
             }),
         };
@@ -605,6 +613,9 @@ impl Sandbox {
         cpu_ms: u64,
     ) -> Result<crate::javac::CompileOutcome, SandboxError> {
         let inner = &self.inner;
+        if let Some(hit) = inner.javac_cache.get(&sources, cpu_ms) {
+            return Ok(hit);
+        }
         let idle = inner.javac.lock().unwrap_or_else(|e| e.into_inner()).pop();
         let (mut slot, served) = match idle {
             Some(s) => s,
@@ -630,6 +641,7 @@ impl Sandbox {
             };
         match response {
             Ok(Ok(outcome)) => {
+                inner.javac_cache.put(&request.sources, &outcome);
                 if keep_compiler(&inner.config, served + 1, &outcome) {
                     inner
                         .javac

@@ -45,7 +45,7 @@ pub struct CompileRequest {
     pub cpu_ms: u64,
 }
 
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CompileOutcome {
     pub ok: bool,
     pub timed_out: bool,

@@ -12,6 +12,7 @@ pub mod cgroup;
 mod host;
 mod jail;
 mod javac;
+mod javac_cache;
 mod mounts;
 pub mod runtimes;
 pub mod seccomp;

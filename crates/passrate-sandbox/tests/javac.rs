@@ -64,3 +64,28 @@ fn a_compiler_past_its_count_is_replaced() {
     assert_eq!(third.len(), 1, "{third:?}");
     assert_ne!(first, third);
 }
+
+#[test]
+fn byte_identical_sources_reuse_a_compilation_and_its_errors() {
+    let j = common::jail();
+    let broken = "public class Broken { int f() { return; } }";
+    let first = j.java("Broken", broken);
+    let second = j.java("Broken", broken);
+    for out in [&first, &second] {
+        assert_eq!(out.status, ExecStatus::RuntimeError, "{out:?}");
+        assert_eq!(out.step, 0, "the javac step must be the one that failed");
+    }
+    assert_eq!(first.stderr, second.stderr);
+    // The stored compilation's own measurements: a second javac run would not repeat them
+    // to the microsecond.
+    assert_eq!(
+        (first.cpu_us, first.wall_us),
+        (second.cpu_us, second.wall_us)
+    );
+    // One byte more is another compilation, which still runs.
+    let other = j.java("Broken", &format!("{broken} "));
+    assert_eq!(other.status, ExecStatus::RuntimeError);
+    assert_ne!(other.wall_us, first.wall_us);
+    hello(&j, 7);
+    hello(&j, 7);
+}
