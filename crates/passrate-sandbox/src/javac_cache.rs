@@ -75,8 +75,9 @@ impl CompileCache {
         if self.capacity == 0 {
             return None;
         }
+        let key = key(sources);
         let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        let outcome = state.entries.get(&key(sources))?;
+        let outcome = state.entries.get(&key)?;
         (outcome.cpu_us <= cpu_ms.saturating_mul(1000)).then(|| outcome.clone())
     }
 
