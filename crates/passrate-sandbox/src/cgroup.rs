@@ -419,6 +419,16 @@ impl ExecCgroup {
         read_cpu_us(&leaf(&self.layout.cpu, &self.name), self.layout.cpu.version)
     }
 
+    /// Memory charged to the leaf now (v2 `memory.current`, v1 `memory.usage_in_bytes`).
+    pub fn current_memory(&self) -> Option<u64> {
+        let dir = leaf(&self.layout.memory, &self.name);
+        let file = match self.layout.memory.version {
+            Version::V2 => dir.join("memory.current"),
+            Version::V1 => dir.join("memory.usage_in_bytes"),
+        };
+        fs_err::read_to_string(file).ok()?.trim().parse().ok()
+    }
+
     pub fn peak_memory(&self) -> Option<u64> {
         let dir = leaf(&self.layout.memory, &self.name);
         let file = match self.layout.memory.version {

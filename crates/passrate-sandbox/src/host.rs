@@ -46,8 +46,18 @@ pub struct SandboxConfig {
     /// Compile Java in warm, sandboxed compiler JVMs (`javac -proc:none` semantics), then
     /// run in a fresh jail. Off: `javac` runs cold inside each execution's jail.
     pub java_compile_server: bool,
-    /// Compilations a compiler JVM serves before it is replaced (bounds its caches).
+    /// Compilations a compiler JVM serves before it is replaced: a backstop only. Each
+    /// replacement pays the JVM's start and its JIT warm-up again (a new server's first 50
+    /// compilations cost ~4× a warm one's CPU, and it is still getting cheaper at 500), so
+    /// the working bound on the server's caches is `javac_recycle_memory_bytes`.
     pub javac_recycle_after: u32,
+    /// A compiler JVM whose cgroup is charged more than this after a compilation is replaced
+    /// (bounds its caches by what they cost; the server's own limit is 768 MiB, and a warm
+    /// one levels off near 170 MiB).
+    pub javac_recycle_memory_bytes: u64,
+    /// Bytes of warm-compiler results kept for reuse by byte-identical sources (0: none);
+    /// see `javac_cache.rs` for why that is sound.
+    pub javac_cache_bytes: usize,
     /// Pre-started jails kept ready per kind of execution that opts in
     /// (`ExecRequest::prestart`); 0 runs those in fresh jails started on demand.
     pub prestarted: usize,
@@ -102,7 +112,9 @@ impl Default for SandboxConfig {
                 .map(|m| m.to_string())
                 .collect(),
             java_compile_server: true,
-            javac_recycle_after: 500,
+            javac_recycle_after: 20_000,
+            javac_recycle_memory_bytes: 384 << 20,
+            javac_cache_bytes: 32 << 20,
             prestarted: std::thread::available_parallelism().map_or(2, |n| n.get()),
         }
     }
@@ -143,6 +155,8 @@ struct Inner {
     warm: Mutex<Vec<WarmSlot>>,
     /// Idle compiler JVMs, with the number of compilations each has served.
     javac: Mutex<Vec<(WarmSlot, u32)>>,
+    /// Warm-compiler results by their sources.
+    javac_cache: crate::javac_cache::CompileCache,
     /// Pre-started jails, ready for their hand-over, and the starts in flight.
     prestart: Arc<PrestartPool>,
     /// The Java class-data archive, once installed (its directory is removed on drop).
@@ -295,6 +309,20 @@ impl Drop for WarmSlot {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// Whether a compiler JVM that has served `served` compilations, the last one `outcome`,
+/// stays in service. A timed-out compilation killed its server; it is not reused.
+fn keep_compiler(
+    config: &SandboxConfig,
+    served: u32,
+    outcome: &crate::javac::CompileOutcome,
+) -> bool {
+    !outcome.timed_out
+        && served < config.javac_recycle_after
+        && outcome
+            .server_memory_bytes
+            .is_none_or(|m| m <= config.javac_recycle_memory_bytes)
 }
 
 /// Starts a jail in pre-start mode and waits for its "ready"; `None` if it failed (the
@@ -459,6 +487,7 @@ impl Sandbox {
             cond: Condvar::new(),
         };
         let (warm, javac) = (Mutex::new(Vec::new()), Mutex::new(Vec::new()));
+        let javac_cache = crate::javac_cache::CompileCache::new(config.javac_cache_bytes);
         let prestart = Arc::new(PrestartPool::default());
         let sandbox = Sandbox {
             inner: Arc::new(Inner {
@@ -469,6 +498,7 @@ impl Sandbox {
                 slots,
                 warm,
                 javac,
+                javac_cache,
                 prestart,
                 java_archive: RwLock::new(None),
                 java_archive_install: Mutex::new(()),
@@ -712,6 +742,9 @@ impl Sandbox {
         cpu_ms: u64,
     ) -> Result<crate::javac::CompileOutcome, SandboxError> {
         let inner = &self.inner;
+        if let Some(hit) = inner.javac_cache.get(&sources, cpu_ms) {
+            return Ok(hit);
+        }
         let idle = inner.javac.lock().unwrap_or_else(|e| e.into_inner()).pop();
         let (mut slot, served) = match idle {
             Some(s) => s,
@@ -737,8 +770,8 @@ impl Sandbox {
             };
         match response {
             Ok(Ok(outcome)) => {
-                // A timed-out compilation killed its server; it is not reused.
-                if !outcome.timed_out && served + 1 < inner.config.javac_recycle_after {
+                inner.javac_cache.put(&request.sources, &outcome);
+                if keep_compiler(&inner.config, served + 1, &outcome) {
                     inner
                         .javac
                         .lock()
@@ -1019,5 +1052,52 @@ impl Sandbox {
             Ok(Err(message)) => Err(SandboxError::Internal(message)),
             Err(e) => Err(SandboxError::Internal(format!("the warm slot failed: {e}"))),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::javac::CompileOutcome;
+
+    fn compiled(server_memory_bytes: Option<u64>, timed_out: bool) -> CompileOutcome {
+        CompileOutcome {
+            ok: !timed_out,
+            timed_out,
+            diagnostics: String::new(),
+            classes: Vec::new(),
+            cpu_us: 20_000,
+            wall_us: 20_000,
+            server_memory_bytes,
+        }
+    }
+
+    #[test]
+    fn a_warm_compiler_serves_on_past_a_few_hundred_compilations() {
+        // Its JIT warm-up is still paying off at 500 compilations: replacing it there (the
+        // old count) paid the warm-up again several times per pool import.
+        let config = SandboxConfig::default();
+        let warm = compiled(Some(170 << 20), false);
+        assert!(keep_compiler(&config, 500, &warm));
+        assert!(keep_compiler(&config, 5_000, &warm));
+        assert!(keep_compiler(&config, 5_000, &compiled(None, false)));
+    }
+
+    #[test]
+    fn a_compiler_is_retired_past_its_memory_bound_its_count_or_a_timeout() {
+        let config = SandboxConfig::default();
+        let bound = config.javac_recycle_memory_bytes;
+        assert!(keep_compiler(&config, 10, &compiled(Some(bound), false)));
+        assert!(!keep_compiler(
+            &config,
+            10,
+            &compiled(Some(bound + 1), false)
+        ));
+        assert!(!keep_compiler(
+            &config,
+            config.javac_recycle_after,
+            &compiled(Some(1 << 20), false)
+        ));
+        assert!(!keep_compiler(&config, 10, &compiled(Some(1 << 20), true)));
     }
 }

@@ -13,6 +13,7 @@ mod host;
 mod jail;
 pub mod java_archive;
 mod javac;
+mod javac_cache;
 mod mounts;
 pub mod runtimes;
 pub mod seccomp;

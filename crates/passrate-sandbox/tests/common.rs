@@ -53,7 +53,18 @@ pub fn jail_with(prefs: CgroupPreference, slots: usize) -> Jail {
 }
 
 pub fn jail_in_group(prefs: CgroupPreference, slots: usize, uid_base: u32, group: String) -> Jail {
-    let config = SandboxConfig {
+    jail_configured(prefs, slots, uid_base, group, |_| {})
+}
+
+/// A test sandbox with some settings changed by `configure`.
+pub fn jail_configured(
+    prefs: CgroupPreference,
+    slots: usize,
+    uid_base: u32,
+    group: String,
+    configure: impl FnOnce(&mut SandboxConfig),
+) -> Jail {
+    let mut config = SandboxConfig {
         launcher: Launcher::Program(PathBuf::from(env!("CARGO_BIN_EXE_passrate-jail")), vec![]),
         slots,
         cgroups: prefs,
@@ -61,6 +72,7 @@ pub fn jail_in_group(prefs: CgroupPreference, slots: usize, uid_base: u32, group
         cgroup_group: group.clone(),
         ..SandboxConfig::default()
     };
+    configure(&mut config);
     let sandbox = Sandbox::new(config).expect("this machine must be able to sandbox");
     Jail {
         sandbox,
@@ -70,11 +82,31 @@ pub fn jail_in_group(prefs: CgroupPreference, slots: usize, uid_base: u32, group
     }
 }
 
+/// A test sandbox (two slots) with some settings changed by `configure`.
+pub fn jail_with_config(configure: impl FnOnce(&mut SandboxConfig)) -> Jail {
+    let uid_base = unique_uid_base();
+    let group = format!("passrate-test-{uid_base}");
+    jail_configured(CgroupPreference::Auto, 2, uid_base, group, configure)
+}
+
 pub fn jail() -> Jail {
     jail_with(CgroupPreference::Auto, 2)
 }
 
 impl Jail {
+    /// Names of the live warm compilers' cgroup leaves (`<jail pid>-javac`), sorted.
+    pub fn compiler_leaves(&self) -> Vec<String> {
+        let dir = &self.sandbox.cgroup_layout().pids.dir;
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .expect("the sandbox's cgroup group exists")
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with("-javac"))
+            .collect();
+        names.sort();
+        names
+    }
+
     pub fn run(&self, req: &ExecRequest) -> ExecOutcome {
         let out = self
             .sandbox

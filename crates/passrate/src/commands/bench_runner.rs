@@ -528,7 +528,12 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         Some(d) => d.clone(),
         None => default_cache_dir()?,
     };
-    let mut config = SandboxConfig::default();
+    // Every round compiles: later rounds repeat the first one's sources, which the compile
+    // cache would otherwise answer without javac (answers to score are distinct).
+    let mut config = SandboxConfig {
+        javac_cache_bytes: 0,
+        ..SandboxConfig::default()
+    };
     if args.no_prestart {
         config.prestarted = 0;
     }
