@@ -124,39 +124,32 @@ pub const INFRASTRUCTURE: &str = "infrastructure: ";
 
 /// Runs `f`, retrying infrastructure failures; the error is the whole message chain,
 /// prefixed with [`INFRASTRUCTURE`] when the machinery failed.
-pub fn with_retries<T>(f: impl FnMut() -> Result<T, crate::exec::ExecError>) -> Result<T, String> {
-    retrying(f).map_err(|e| describe_failure(&e))
-}
-
-/// Runs `f`, retrying infrastructure failures, and returns the last error as it is.
-pub fn retrying<T>(
+pub fn with_retries<T>(
     mut f: impl FnMut() -> Result<T, crate::exec::ExecError>,
-) -> Result<T, crate::exec::ExecError> {
+) -> Result<T, String> {
     let mut attempt = 0;
     loop {
         match f() {
+            Ok(v) => return Ok(v),
             Err(e) if e.infrastructure && attempt < RETRIES => attempt += 1,
-            other => return other,
+            Err(e) => {
+                let chain =
+                    std::iter::successors(Some(&e as &dyn std::error::Error), |e| e.source())
+                        .map(|e| e.to_string())
+                        .collect::<Vec<_>>();
+                // thiserror's Display already includes `#[error("{0}")]`-style sources; keep
+                // distinct links only.
+                let mut parts: Vec<String> = Vec::new();
+                for part in chain {
+                    if !parts.iter().any(|p| p.contains(&part)) {
+                        parts.push(part);
+                    }
+                }
+                let prefix = if e.infrastructure { INFRASTRUCTURE } else { "" };
+                return Err(format!("{prefix}{}", parts.join(": ")));
+            }
         }
     }
-}
-
-/// The whole message chain of `e`, prefixed with [`INFRASTRUCTURE`] when the machinery
-/// failed.
-pub fn describe_failure(e: &crate::exec::ExecError) -> String {
-    let chain = std::iter::successors(Some(e as &dyn std::error::Error), |e| e.source())
-        .map(|e| e.to_string())
-        .collect::<Vec<_>>();
-    // thiserror's Display already includes `#[error("{0}")]`-style sources; keep distinct
-    // links only.
-    let mut parts: Vec<String> = Vec::new();
-    for part in chain {
-        if !parts.iter().any(|p| p.contains(&part)) {
-            parts.push(part);
-        }
-    }
-    let prefix = if e.infrastructure { INFRASTRUCTURE } else { "" };
-    format!("{prefix}{}", parts.join(": "))
 }
 
 #[derive(Clone, Debug, Default)]

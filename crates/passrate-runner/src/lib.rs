@@ -125,18 +125,6 @@ pub enum RunnerError {
     /// Reference code (intake) did not run to completion.
     #[error("the reference did not run to completion ({reason}): {detail}")]
     Reference { reason: Reason, detail: String },
-    /// [`Runner::run_calls`] stopped before its last call: the first `completed` calls
-    /// returned, the next one is where the execution stopped (or, when `completed == total`,
-    /// it stopped after the last call).
-    #[error(
-        "the reference did not run to completion ({reason}): after {completed} of {total} calls: {detail}"
-    )]
-    CallsStopped {
-        reason: Reason,
-        completed: usize,
-        total: usize,
-        detail: String,
-    },
     /// The check code failed against the reference it was recording.
     #[error("the check code failed on the reference: {}: {}", .0.kind, .0.message)]
     CheckFailed(ErrorInfo),
@@ -695,11 +683,14 @@ impl<E: Fn(&ExecRequest) -> Result<ExecOutcome, SandboxError>> Core<'_, E> {
             || outcome.status != passrate_sandbox::ExecStatus::Ok
         {
             let stop = judge::stop_reason(&outcome, &t);
-            return Err(RunnerError::CallsStopped {
+            return Err(RunnerError::Reference {
                 reason: stop.reason,
-                completed: t.tests.len(),
-                total: calls.len(),
-                detail: stop.detail,
+                detail: format!(
+                    "after {} of {} calls: {}",
+                    t.tests.len(),
+                    calls.len(),
+                    stop.detail
+                ),
             });
         }
         t.tests

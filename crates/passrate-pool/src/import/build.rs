@@ -17,15 +17,15 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use passrate_schema::{
-    Comparator, ErrorInfo, Expected, Language, Reason, TASK_FORMAT_VERSION, Task, TestCase,
-    TestForm, Value, Visibility,
+    Comparator, ErrorInfo, Expected, Language, TASK_FORMAT_VERSION, Task, TestCase, TestForm,
+    Value, Visibility,
 };
 
 use super::{RawTask, TestPlan};
 use crate::cache::Cache;
 use crate::exec::Executor;
 use crate::tier::{factors_for, tier_for};
-use crate::validate::{INFRASTRUCTURE, describe_failure, retrying, with_retries};
+use crate::validate::{INFRASTRUCTURE, with_retries};
 
 /// Cache kind of built tasks; bump the suffix when `build_task` changes its results.
 pub const BUILD_KIND: &str = "build";
@@ -152,39 +152,6 @@ fn describe(outcome: &Result<Value, ErrorInfo>) -> String {
     }
 }
 
-/// Hidden calls dropped one at a time (each costs the primary reference a re-run) before the
-/// remaining hidden calls are dropped together.
-const MAX_SINGLY_DROPPED: usize = 4;
-
-/// The index of the call a `run_calls` execution stopped at, when that call itself is the
-/// cause: it stopped before its last call for a reason other than time. A time limit is
-/// cumulative over the calls, and which call crosses it varies from run to run.
-fn stopped_at(e: &crate::exec::ExecError) -> Option<usize> {
-    match e.source.downcast_ref::<passrate_runner::RunnerError>()? {
-        passrate_runner::RunnerError::CallsStopped {
-            reason,
-            completed,
-            total,
-            ..
-        } if completed < total && *reason != Reason::Timeout => Some(*completed),
-        _ => None,
-    }
-}
-
-/// A call's arguments for a note, shortened.
-fn describe_args(args: &[Value]) -> String {
-    let text = args
-        .iter()
-        .map(|a| a.to_string())
-        .collect::<Vec<_>>()
-        .join(", ");
-    if text.len() > 60 {
-        format!("({}…)", &text[..text.floor_char_boundary(60)])
-    } else {
-        format!("({text})")
-    }
-}
-
 /// Builds one task.
 pub fn build_task(exec: &dyn Executor, raw: &RawTask) -> Result<Built, Rejection> {
     let primary = raw.primary;
@@ -228,9 +195,11 @@ pub fn build_task(exec: &dyn Executor, raw: &RawTask) -> Result<Built, Rejection
     }
     let n_public = public.len();
     let mut calls: Vec<Vec<Value>> = public.into_iter().chain(hidden).collect();
-    let run_exec = |language: Language, calls: &[Vec<Value>]| {
+    let run = |language: Language,
+               calls: &[Vec<Value>]|
+     -> Result<Vec<Result<Value, ErrorInfo>>, String> {
         let variant = &raw.variants[&language];
-        retrying(|| {
+        let out = with_retries(|| {
             exec.run_calls(
                 language,
                 &variant.reference_solution,
@@ -238,12 +207,7 @@ pub fn build_task(exec: &dyn Executor, raw: &RawTask) -> Result<Built, Rejection
                 variant.class_name.as_deref(),
                 calls,
             )
-        })
-    };
-    let run = |language: Language,
-               calls: &[Vec<Value>]|
-     -> Result<Vec<Result<Value, ErrorInfo>>, String> {
-        let out = run_exec(language, calls).map_err(|e| describe_failure(&e))?;
+        })?;
         if out.len() == calls.len() {
             Ok(out)
         } else {
@@ -256,66 +220,23 @@ pub fn build_task(exec: &dyn Executor, raw: &RawTask) -> Result<Built, Rejection
     };
     let mut notes = Vec::new();
     let mut outcomes: BTreeMap<Language, Vec<Result<Value, ErrorInfo>>> = BTreeMap::new();
-    // The primary first. A hidden call it cannot complete within an evaluation's limits
-    // (HumanEval/100's n = 1,000,000 needs more than the heap, or its result more than the
-    // result channel) goes, since no answer could pass it either; then the rest run again.
-    // Dropping only that call keeps the import reproducible when such a call sits near a
-    // limit: whether it runs out of memory or completes with a result over the channel's
-    // cap, it is dropped. After a few such calls, or on a time limit (cumulative over the
-    // calls), the remaining hidden calls go together.
-    let mut singly_dropped = 0;
-    let mut primary_out = loop {
-        let failure = match run_exec(primary, &calls) {
-            Ok(out) if out.len() == calls.len() => break out,
-            Ok(out) => {
-                return Err(reject(
-                    raw,
-                    "run",
-                    format!(
-                        "runner returned {} results for {} calls",
-                        out.len(),
-                        calls.len()
-                    ),
-                ));
-            }
-            Err(e) => e,
-        };
-        let message = describe_failure(&failure);
-        if failure.infrastructure || calls.len() == n_public {
-            return Err(reject(raw, "run", message));
+    // The primary first: when it cannot complete the hidden inputs within an evaluation's
+    // limits (HumanEval/15's largest inputs overflow the 1 MiB result channel), the hidden
+    // tests go and the public ones are kept, since no answer could pass them either.
+    let primary_out = match run(primary, &calls) {
+        Ok(out) => out,
+        Err(e) if calls.len() > n_public && !e.starts_with(INFRASTRUCTURE) => {
+            let public_only =
+                run(primary, &calls[..n_public]).map_err(|e2| reject(raw, "run", e2))?;
+            notes.push(format!(
+                "{} hidden tests dropped: the {primary} reference did not complete them ({e})",
+                calls.len() - n_public
+            ));
+            calls.truncate(n_public);
+            public_only
         }
-        match stopped_at(&failure) {
-            Some(at)
-                if at >= n_public && at < calls.len() && singly_dropped < MAX_SINGLY_DROPPED =>
-            {
-                notes.push(format!(
-                    "hidden call {} dropped: the {primary} reference did not complete it ({message})",
-                    describe_args(&calls[at])
-                ));
-                calls.remove(at);
-                singly_dropped += 1;
-            }
-            _ => {
-                notes.push(format!(
-                    "{} hidden tests dropped: the {primary} reference did not complete them ({message})",
-                    calls.len() - n_public
-                ));
-                calls.truncate(n_public);
-            }
-        }
+        Err(e) => return Err(reject(raw, "run", e)),
     };
-    // A hidden call the primary raised on (e.g. MemoryError) or answered with an unencodable
-    // value becomes no test: the other languages do not run it, so that it cannot cost them
-    // their variant (what exhausts one runtime's memory can exhaust another's).
-    let usable: Vec<bool> = primary_out
-        .iter()
-        .enumerate()
-        .map(|(i, out)| i < n_public || matches!(out, Ok(v) if !contains_opaque(v)))
-        .collect();
-    let mut mask = usable.iter();
-    calls.retain(|_| mask.next().copied().unwrap_or(true));
-    let mut mask = usable.iter();
-    primary_out.retain(|_| mask.next().copied().unwrap_or(true));
     outcomes.insert(primary, primary_out);
     let mut dropped = Vec::new();
     for language in raw.variants.keys() {
