@@ -8,7 +8,9 @@ evaluator can avoid. On N cores no evaluator finishes in less than cpu_seconds /
     floor.py humaneval+ DATA [EXCLUDED_ID…]  every base and extra input of HumanEval+
 
 Prints one JSON line: {"peer", "seconds" (wall), "cpu_seconds", "passed", "total", "calls"}.
-Run with the interpreter the sandbox uses (/usr/bin/python3), not a pyenv shim.
+Run with the interpreter the sandbox uses (/usr/bin/python3), not a pyenv shim. A baseline for
+`passrate bench runner --peers` only, like the peers it is timed beside: it runs the datasets'
+canonical solutions, never a model's answer, and nothing falls back to it.
 """
 
 import copy
