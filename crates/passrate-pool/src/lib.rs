@@ -27,7 +27,9 @@ pub use sample::{SampleConfig, Seed, allocate, current_week, parse_week, sample,
 pub use stats::{Stats, redact, stats};
 pub use storage::{LicenseFile, POOL_ENV, POOL_FORMAT_VERSION, Pool, PoolVersion, bundled_dir};
 pub use tier::tier_for;
-pub use validate::{ValidationReport, validate, validate_task};
+pub use validate::{
+    Recorded, ValidationReport, validate, validate_task, validate_task_with, validate_with,
+};
 
 /// `pool/README.md`, written with every pool.
 pub const POOL_README: &str = include_str!("pool_readme.md");

@@ -1,9 +1,11 @@
 //! Intake validation: every reference answer goes through `Executor::evaluate`, the path a
-//! model's answer takes, twice. A task is rejected when a reference does not pass, when the
-//! two runs disagree on any test's result, or when a known-faulty variant passes (its bug
+//! model's answer takes, twice — or once during an import for a reference whose expected
+//! values that import just recorded from it ([`Recorded`]: the recording is the first run).
+//! A task is rejected when a reference does not pass, when two runs disagree on any test's
+//! result, or when a known-faulty variant passes (its bug
 //! would go unnoticed). Documentation and refactoring tasks also need known-bad answers to
 //! fail by the grader's rules ([`doc_known_bad`], [`refactor_behaviour`]). The per-test CPU
-//! time of the reference (the larger of the two runs) becomes
+//! time of the reference (the largest over its evaluation runs) becomes
 //! `calibration.reference_test_cpu_us`, the base of per-test budgets.
 
 use std::collections::BTreeMap;
@@ -60,18 +62,14 @@ fn judged_by_call_tests(category: Category) -> bool {
     )
 }
 
-/// Evaluates `answer` `runs` times, through the cache: run `k` is its own entry (the input's
-/// key and `k`), so the runs stay independent executions while a single evaluation of the
-/// same input elsewhere (a refactoring task's behaviour check on its reference) is the first
-/// run of the two, not a third execution.
-pub fn evaluate_cached(
-    exec: &dyn Executor,
+/// The cache key of one evaluation of `answer` on `task`'s `language` tests: everything
+/// the verdict depends on.
+pub fn eval_key(
     cache: &Cache,
     task: &Task,
     language: Language,
     answer: &str,
-    runs: usize,
-) -> Result<Vec<Verdict>, String> {
+) -> Result<String, String> {
     let variant = task
         .variants
         .get(&language)
@@ -103,7 +101,34 @@ pub fn evaluate_cached(
         suite_harnesses: (task.category == Category::UnitTestWriting)
             .then(|| passrate_runner::suite::suite_sources().collect()),
     };
-    let key = cache.key("eval", &input);
+    Ok(cache.key("eval", &input))
+}
+
+/// Evaluates `answer` `runs` times, through the cache: run `k` is its own entry (the input's
+/// key and `k`), so the runs stay independent executions while a single evaluation of the
+/// same input elsewhere (a refactoring task's behaviour check on its reference) is the first
+/// run of the two, not a third execution.
+pub fn evaluate_cached(
+    exec: &dyn Executor,
+    cache: &Cache,
+    task: &Task,
+    language: Language,
+    answer: &str,
+    runs: usize,
+) -> Result<Vec<Verdict>, String> {
+    let key = eval_key(cache, task, language, answer)?;
+    evaluate_keyed(exec, cache, task, language, answer, &key, runs)
+}
+
+fn evaluate_keyed(
+    exec: &dyn Executor,
+    cache: &Cache,
+    task: &Task,
+    language: Language,
+    answer: &str,
+    key: &str,
+    runs: usize,
+) -> Result<Vec<Verdict>, String> {
     let mut verdicts = Vec::with_capacity(runs);
     for run in 0..runs {
         let verdict: Verdict = cache.get_or_compute("eval", &format!("{key}-{run}"), || {
@@ -205,6 +230,51 @@ pub fn validate_task(
     cache: &Cache,
     task: &Task,
 ) -> Result<(Task, u64), Rejection> {
+    validate_task_with(exec, cache, task, &Recorded::default())
+}
+
+/// Evaluation keys (see [`eval_key`]) whose tests' expected values are that very code's
+/// outputs, recorded by a sandboxed run of the import that built the task: the reference
+/// of a built task in each of its languages, on exactly its tests. For those, one run
+/// through the evaluation path is the second run of the determinism check (a pass means
+/// its results equal the recorded ones under the task's comparator), so intake runs it
+/// once; every other reference runs [`RUNS`] times.
+#[derive(Clone, Debug, Default)]
+pub struct Recorded(std::collections::HashSet<String>);
+
+impl Recorded {
+    /// Marks the references of tasks built (recorded) in this import.
+    pub fn from_built<'a>(cache: &Cache, tasks: impl IntoIterator<Item = &'a Task>) -> Recorded {
+        let mut keys = std::collections::HashSet::new();
+        for task in tasks {
+            if !judged_by_call_tests(task.category) {
+                continue;
+            }
+            for (language, variant) in &task.variants {
+                if let Ok(key) = eval_key(cache, task, *language, &variant.reference_solution) {
+                    keys.insert(key);
+                }
+            }
+        }
+        Recorded(keys)
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// [`validate_task`], with the references in `recorded` evaluated once.
+pub fn validate_task_with(
+    exec: &dyn Executor,
+    cache: &Cache,
+    task: &Task,
+    recorded: &Recorded,
+) -> Result<(Task, u64), Rejection> {
     let trimmed;
     let task = if task.category == Category::Refactoring {
         trimmed = refactor_behaviour(exec, cache, task)?;
@@ -217,7 +287,10 @@ pub fn validate_task(
     let mut cpu_ms = 0;
     for (language, variant) in &task.variants {
         let answer = &variant.reference_solution;
-        let runs = evaluate_cached(exec, cache, task, *language, answer, RUNS)
+        let key = eval_key(cache, task, *language, answer)
+            .map_err(|e| reject(task, format!("{language}: {e}")))?;
+        let n = if recorded.0.contains(&key) { 1 } else { RUNS };
+        let runs = evaluate_keyed(exec, cache, task, *language, answer, &key, n)
             .map_err(|e| reject(task, format!("{language}: {e}")))?;
         for (run, verdict) in runs.iter().enumerate() {
             cpu_ms += verdict.cpu_ms;
@@ -443,6 +516,18 @@ pub fn validate(
     threads: usize,
     progress: &ValidateProgress<'_>,
 ) -> ValidationReport {
+    validate_with(exec, cache, tasks, threads, &Recorded::default(), progress)
+}
+
+/// [`validate`], with the references in `recorded` evaluated once (see [`Recorded`]).
+pub fn validate_with(
+    exec: &dyn Executor,
+    cache: &Cache,
+    tasks: Vec<Task>,
+    threads: usize,
+    recorded: &Recorded,
+    progress: &ValidateProgress<'_>,
+) -> ValidationReport {
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
     type Slot = Option<Result<(Task, u64), Rejection>>;
@@ -453,7 +538,7 @@ pub fn validate(
                 loop {
                     let i = next.fetch_add(1, Ordering::SeqCst);
                     let Some(task) = tasks.get(i) else { break };
-                    let result = validate_task(exec, cache, task);
+                    let result = validate_task_with(exec, cache, task, recorded);
                     progress(
                         task,
                         result.as_ref().err(),

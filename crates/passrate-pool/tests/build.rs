@@ -303,6 +303,45 @@ fn the_same_code_on_the_same_tests_is_evaluated_once() {
 }
 
 #[test]
+fn a_recorded_reference_runs_once_more_and_any_other_code_twice() {
+    use std::sync::atomic::Ordering;
+    let built = build_task(&Scripted, &raw(&[Language::Python]))
+        .unwrap()
+        .task;
+    // A derived task with the same code and tests (a translation's target) shares the
+    // recorded key; one whose reference is other code does not.
+    let mut same_code = built.clone();
+    same_code.id = "fixture/abs-same-code".into();
+    let mut other_code = built.clone();
+    other_code.id = "fixture/abs-other-code".into();
+    other_code
+        .variants
+        .get_mut(&Language::Python)
+        .unwrap()
+        .reference_solution = "def f(x):\n    return abs(x) + 0\n".into();
+    let cache = Cache::in_memory("test");
+    let recorded = passrate_pool::Recorded::from_built(&cache, [&built]);
+    assert_eq!(recorded.len(), 1);
+    let exec = Counting::new(0);
+    let report = passrate_pool::validate_with(
+        &exec,
+        &cache,
+        vec![built.clone(), same_code, other_code],
+        1,
+        &recorded,
+        &|_, _, _, _| {},
+    );
+    assert_eq!(report.accepted.len(), 3, "{:?}", report.rejected);
+    // One run for the recorded key (shared by its twin), two for the other code.
+    assert_eq!(exec.evaluations.load(Ordering::SeqCst), 3);
+    // Without the recording (a stored pool), the reference runs twice.
+    let exec = Counting::new(0);
+    let fresh = Cache::in_memory("test");
+    assert!(validate_task(&exec, &fresh, &built).is_ok());
+    assert_eq!(exec.evaluations.load(Ordering::SeqCst), 2);
+}
+
+#[test]
 fn infrastructure_faults_are_retried_and_results_persist() {
     use std::sync::atomic::Ordering;
     let dir = tempfile::tempdir().unwrap();

@@ -16,7 +16,7 @@ use crate::cache::{Cache, CacheStats};
 use crate::exec::Executor;
 use crate::rotation::{INITIAL_RESERVE_SHARE, RotationState, initial_reserve};
 use crate::storage::{LicenseFile, Pool};
-use crate::validate::validate;
+use crate::validate::{Recorded, validate_with};
 
 /// Licence and notice files shipped with the pool, relative to the data directory.
 pub const LICENSE_FILES: &[&str] = &[
@@ -177,6 +177,9 @@ pub struct ImportReport {
     pub validate_time: Duration,
     /// CPU of the reference executions of validation (from the cache when it hit).
     pub reference_cpu_ms: u64,
+    /// References whose expected values this import recorded: validated with one run
+    /// through the evaluation path (the recording was the other), see [`Recorded`].
+    pub recorded_references: usize,
     pub cache: CacheStats,
 }
 
@@ -187,9 +190,8 @@ pub struct ImportOptions {
     pub threads: usize,
     /// Persisted intake cache (`None`: only deduplicate within this run).
     pub cache_dir: Option<PathBuf>,
-    /// Keep MBXP's Java variants of `mbpp/N`. Each costs a cold `javac` per execution
-    /// (1–3 s of CPU; about 2,600 executions for the ~870 problems), which dominates an
-    /// uncached import on two cores.
+    /// Keep MBXP's Java variants of `mbpp/N` (about 2,600 Java executions for the ~870
+    /// problems, a large share of an uncached import's CPU).
     pub mbxp_java: bool,
 }
 
@@ -298,16 +300,21 @@ pub fn import(
     });
 
     let start = Instant::now();
+    // Built tasks' expected values are their references' recorded outputs: one more run
+    // through the evaluation path completes the two-run determinism check for them.
+    let recorded = Recorded::from_built(&cache, built.values());
+    report.recorded_references = recorded.len();
     let tasks: Vec<Task> = built.into_values().chain(derived).collect();
     progress(&Event::Start {
         stage: "validate",
         total: tasks.len(),
     });
-    let validation = validate(
+    let validation = validate_with(
         exec,
         &cache,
         tasks,
         options.threads,
+        &recorded,
         &|task, rejected, done, total| {
             progress(&Event::Done {
                 stage: "validate",

@@ -76,7 +76,7 @@ enum Command {
         /// Execute everything, reading and writing no cache.
         #[arg(long)]
         no_cache: bool,
-        /// Leave out MBXP's Java variants of `mbpp/N` (each costs a cold javac).
+        /// Leave out MBXP's Java variants of `mbpp/N` (about 2,600 Java executions).
         #[arg(long)]
         no_mbxp_java: bool,
     },
@@ -497,6 +497,10 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
                 report.reference_cpu_ms as f64 / 1000.0,
                 report.cache.hits,
                 report.cache.misses
+            );
+            eprintln!(
+                "determinism: {} recorded references ran once more through the evaluation path (two runs in all); every other reference ran twice",
+                report.recorded_references
             );
             eprintln!(
                 "rejection report: {}",
