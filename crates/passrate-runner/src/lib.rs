@@ -17,7 +17,9 @@ use std::collections::BTreeMap;
 use std::io::Read;
 use std::sync::{Mutex, OnceLock};
 
-use passrate_sandbox::{ExecOutcome, ExecRequest, InputFile, Limits, Sandbox, SandboxError};
+use passrate_sandbox::{
+    ExecOutcome, ExecRequest, FrameBudgets, InputFile, Limits, Sandbox, SandboxError,
+};
 use passrate_schema::{ErrorInfo, Language, Reason, Task, TestCase, TestForm, Value, Verdict};
 
 pub use harness::{JAVA_HARNESS, NODE_HARNESS, PYTHON_HARNESS};
@@ -25,6 +27,9 @@ pub use protocol::{Outcome, Transcript};
 pub use suite::{CaseResult, SuiteOutcome, SuiteStop, SuiteTarget};
 
 use crate::judge::{Execution, Planned};
+
+/// Added to twice a test's budget for the jail's per-test kill (see `Core::frame_budgets`).
+pub const FRAME_BUDGET_SLACK_US: u64 = 250_000;
 use crate::protocol::{Mode, Request, RequestTest};
 
 /// CPU allowances of one language.
@@ -373,6 +378,7 @@ impl<E: Fn(&ExecRequest) -> Result<ExecOutcome, SandboxError>> Core<'_, E> {
                     channel_input: Vec::new(),
                     limits,
                     prestart: None,
+                    frame_budgets: None,
                 };
                 match (self.exec)(&request) {
                     Ok(out) if out.status == passrate_sandbox::ExecStatus::Ok && !out.truncated => {
@@ -403,6 +409,7 @@ impl<E: Fn(&ExecRequest) -> Result<ExecOutcome, SandboxError>> Core<'_, E> {
                     channel_input: Vec::new(),
                     limits: self.limits(self.options.intake_cpu_ms, None),
                     prestart: None,
+                    frame_budgets: None,
                 };
                 let built = match (self.exec)(&request) {
                     Ok(out) if out.status == passrate_sandbox::ExecStatus::Ok && !out.truncated => {
@@ -448,35 +455,56 @@ impl<E: Fn(&ExecRequest) -> Result<ExecOutcome, SandboxError>> Core<'_, E> {
         harness::layout(language, source, class, check)
     }
 
+    /// Per-test CPU budgets in µs, in the order the language runs its tests:
+    /// `max(floor, factor × reference CPU)`. `None` without the reference's calibration.
+    fn test_budgets_us(&self, task: &Task, language: Language) -> Option<Vec<u64>> {
+        let planned: Vec<usize> = task.tests_for(language).map(|(i, _)| i).collect();
+        let refs = task.calibration.reference_test_cpu_us.get(&language)?;
+        // Calibration is aligned with the language's tests, or with all of the task's tests.
+        let per_test: Vec<u64> = if refs.len() == planned.len() {
+            refs.clone()
+        } else if refs.len() == task.tests.len() {
+            planned.iter().map(|&i| refs[i]).collect()
+        } else {
+            return None;
+        };
+        let floor_us = self.options.budget_floor_ms * 1000;
+        Some(
+            per_test
+                .iter()
+                .map(|&r| floor_us.max((r as f64 * self.options.budget_factor).ceil() as u64))
+                .collect(),
+        )
+    }
+
     /// The execution's CPU limit: startup allowance plus `min(cap, Σ per-test budgets)`.
     /// Budgets need the reference's calibration; without it the cap applies.
     fn cpu_limit_ms(&self, task: &Task, language: Language) -> u64 {
         let lim = self.options.language(language);
         let cap = task.limits.cpu_ms.unwrap_or(lim.tests_cpu_ms);
-        let planned: Vec<usize> = task.tests_for(language).map(|(i, _)| i).collect();
-        let refs = task.calibration.reference_test_cpu_us.get(&language);
-        // Calibration is aligned with the language's tests, or with all of the task's tests.
-        let per_test: Option<Vec<u64>> = refs.and_then(|r| {
-            if r.len() == planned.len() {
-                Some(r.clone())
-            } else if r.len() == task.tests.len() {
-                Some(planned.iter().map(|&i| r[i]).collect())
-            } else {
-                None
-            }
-        });
-        let tests_ms = match per_test {
-            Some(refs) => {
-                let floor_us = self.options.budget_floor_ms * 1000;
-                let total_us: u64 = refs
-                    .iter()
-                    .map(|&r| floor_us.max((r as f64 * self.options.budget_factor).ceil() as u64))
-                    .sum();
-                cap.min(total_us.div_ceil(1000))
-            }
+        let tests_ms = match self.test_budgets_us(task, language) {
+            Some(budgets) => cap.min(budgets.iter().sum::<u64>().div_ceil(1000)),
             None => cap,
         };
         lim.startup_cpu_ms + tests_ms.max(1)
+    }
+
+    /// What the jail enforces per test: each test's budget, doubled, plus
+    /// [`FRAME_BUDGET_SLACK_US`], counted between the harness's result frames (after its
+    /// `hello` and `loaded` frames). The jail's figure is the cgroup's CPU between two
+    /// frames, which also holds decoding the arguments, encoding the result and the
+    /// runtime's own threads (GC, JIT) that the harness's per-test figure leaves out; the
+    /// slack keeps an answer as fast as the reference well clear of it, while a test stuck
+    /// in a loop stops there instead of using up every later test's budget too.
+    fn frame_budgets(&self, task: &Task, language: Language) -> Option<FrameBudgets> {
+        let budgets = self.test_budgets_us(task, language)?;
+        Some(FrameBudgets {
+            skip: 2,
+            cpu_us: budgets
+                .iter()
+                .map(|&b| b.saturating_mul(2).saturating_add(FRAME_BUDGET_SLACK_US))
+                .collect(),
+        })
     }
 
     fn limits(&self, cpu_ms: u64, task: Option<&Task>) -> Limits {
@@ -506,6 +534,16 @@ impl<E: Fn(&ExecRequest) -> Result<ExecOutcome, SandboxError>> Core<'_, E> {
         request: &Request<'_>,
         limits: Limits,
     ) -> Result<ExecOutcome, RunnerError> {
+        self.execute_with(layout, request, limits, None)
+    }
+
+    fn execute_with(
+        &self,
+        layout: harness::Layout,
+        request: &Request<'_>,
+        limits: Limits,
+        frame_budgets: Option<FrameBudgets>,
+    ) -> Result<ExecOutcome, RunnerError> {
         let exec = ExecRequest {
             steps: layout.steps,
             files: layout.files,
@@ -513,6 +551,7 @@ impl<E: Fn(&ExecRequest) -> Result<ExecOutcome, SandboxError>> Core<'_, E> {
             channel_input: request.to_bytes(),
             limits,
             prestart: layout.prestart,
+            frame_budgets,
         };
         Ok((self.exec)(&exec)?)
     }
@@ -564,7 +603,8 @@ impl<E: Fn(&ExecRequest) -> Result<ExecOutcome, SandboxError>> Core<'_, E> {
         };
         let limits = self.limits(self.cpu_limit_ms(task, language), Some(task));
         let max_frame = limits.output_bytes as usize;
-        let outcome = self.execute(layout, &request, limits)?;
+        let frame_budgets = self.frame_budgets(task, language);
+        let outcome = self.execute_with(layout, &request, limits, frame_budgets)?;
         let transcript =
             protocol::parse_transcript(&outcome.channel_output, &nonce, false, max_frame);
         self.note_runtime(language, &transcript);

@@ -97,6 +97,30 @@ pub struct ExecRequest {
     /// measured from the hand-over.
     #[serde(default)]
     pub prestart: Option<Vec<String>>,
+    /// Per-item CPU budgets of the last step, counted between the frames it writes on fd 4.
+    /// Without them only `limits.cpu_ms` stops a loop, however many items it would skip.
+    #[serde(default)]
+    pub frame_budgets: Option<FrameBudgets>,
+}
+
+/// CPU budgets between the frames of the last step's result channel (fd 4), so that a
+/// program stuck in one item of a batch (a test case) is stopped at that item's budget
+/// instead of the execution's whole CPU limit.
+///
+/// A frame is an ASCII header line whose last space-separated word is a decimal length,
+/// then that many bytes, then `\n` (the runner's framing). After the first `skip` frames,
+/// `cpu_us[i]` bounds the jail's CPU from the moment frame `skip + i - 1` is seen until
+/// frame `skip + i` arrives; past the last budget only `limits.cpu_ms` applies. Exceeding
+/// a budget kills the jail with [`ExecStatus::Timeout`]. The jail samples CPU every few
+/// milliseconds, so a budget is honoured to within that: callers pass a budget with slack
+/// over the figure that decides the verdict. A channel that stops looking like frames
+/// (too long a header, no length) ends the per-frame checks: the overall limit remains.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FrameBudgets {
+    /// Frames before the first budget starts (e.g. a greeting and a "loaded" frame, whose
+    /// CPU the start-up allowance of `limits.cpu_ms` covers).
+    pub skip: u32,
+    pub cpu_us: Vec<u64>,
 }
 
 impl ExecRequest {
@@ -109,6 +133,7 @@ impl ExecRequest {
             channel_input: Vec::new(),
             limits: Limits::default(),
             prestart: None,
+            frame_budgets: None,
         }
     }
 }

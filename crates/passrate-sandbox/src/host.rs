@@ -276,6 +276,7 @@ fn prestart_template(request: &ExecRequest) -> ExecRequest {
         channel_input: Vec::new(),
         limits: request.limits.clone(),
         prestart: request.prestart.clone(),
+        frame_budgets: None,
     }
 }
 

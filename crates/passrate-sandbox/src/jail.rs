@@ -695,6 +695,81 @@ impl Feed<'_> {
     }
 }
 
+/// Per-frame CPU budgets of the last step ([`crate::api::FrameBudgets`]): counts the frames
+/// complete in the channel capture and says when the CPU since the current budget started
+/// exceeds it.
+struct FrameWatch<'a> {
+    budgets: &'a crate::api::FrameBudgets,
+    /// Offset of the next frame's header in the channel data.
+    parsed: usize,
+    frames: u32,
+    /// The channel stopped looking like frames: only the overall limit applies.
+    broken: bool,
+    /// (frames seen, cgroup CPU) when the current budget started counting.
+    anchor: Option<(u32, u64)>,
+}
+
+/// A longer line is not a frame header.
+const MAX_FRAME_HEADER: usize = 256;
+
+impl<'a> FrameWatch<'a> {
+    fn new(budgets: &'a crate::api::FrameBudgets) -> FrameWatch<'a> {
+        FrameWatch {
+            budgets,
+            parsed: 0,
+            frames: 0,
+            broken: false,
+            anchor: None,
+        }
+    }
+
+    /// Counts the frames completed in `data` (the whole channel capture so far).
+    fn advance(&mut self, data: &[u8]) {
+        while !self.broken {
+            let rest = &data[self.parsed..];
+            let Some(nl) = rest.iter().take(MAX_FRAME_HEADER).position(|&b| b == b'\n') else {
+                self.broken = rest.len() >= MAX_FRAME_HEADER;
+                return;
+            };
+            let len = std::str::from_utf8(&rest[..nl])
+                .ok()
+                .and_then(|h| h.rsplit(' ').next())
+                .and_then(|w| w.parse::<usize>().ok());
+            let Some(end) = len.and_then(|l| (nl + 2).checked_add(l)) else {
+                self.broken = true;
+                return;
+            };
+            if rest.len() < end {
+                return;
+            }
+            self.parsed += end;
+            self.frames += 1;
+        }
+    }
+
+    /// Whether the item being worked on has used more CPU than its budget, given the
+    /// cgroup's CPU now. A budget counts from the first sample after its frame arrived.
+    fn over_budget(&mut self, cpu_now: u64) -> bool {
+        if self.broken {
+            return false;
+        }
+        let seen = self.frames;
+        let Some(budget) = seen
+            .checked_sub(self.budgets.skip)
+            .and_then(|i| self.budgets.cpu_us.get(i as usize))
+        else {
+            return false;
+        };
+        match self.anchor {
+            Some((frames, cpu)) if frames == seen => cpu_now.saturating_sub(cpu) > *budget,
+            _ => {
+                self.anchor = Some((seen, cpu_now));
+                false
+            }
+        }
+    }
+}
+
 /// Gives the namespace holder its uid/gid maps once it has unshared, then releases it.
 pub(crate) fn release_holder(
     uid_base: u32,
@@ -810,6 +885,7 @@ pub(crate) fn supervise(
     let mut killed_for: Option<ExecStatus> = None;
     let mut host_gone = false;
     let mut last_cpu_check = Instant::now();
+    let mut frame_watch = exec.frame_budgets.as_ref().map(FrameWatch::new);
     // One read buffer for the outputs, allocated (and zeroed) once per execution.
     let mut read_buf = vec![0u8; 65536];
 
@@ -862,6 +938,11 @@ pub(crate) fn supervise(
                 killed_for = Some(ExecStatus::OutputLimit);
                 kill(init_pid);
             }
+        }
+        if let Some(w) = frame_watch.as_mut()
+            && ready(io.chan_out)
+        {
+            w.advance(&outs[2].data);
         }
         for f in feeds.iter_mut().filter(|f| f.fd >= 0 && ready(f.fd)) {
             f.push();
@@ -976,13 +1057,20 @@ pub(crate) fn supervise(
             // test wakes this loop per test, so the CPU limit is checked at most every 2 ms
             // (the poll timeout is 5 ms; RLIMIT_CPU is the backstop).
             let check_cpu = last_cpu_check.elapsed() >= Duration::from_millis(2);
-            let cpu_used = if check_cpu {
+            let cpu_now = if check_cpu {
                 last_cpu_check = Instant::now();
-                cg.cpu_us().unwrap_or(cpu0).saturating_sub(cpu0)
+                Some(cg.cpu_us().unwrap_or(cpu0))
             } else {
-                0
+                None
             };
-            if cpu_used > cpu_budget * 1000 || start.elapsed() > Duration::from_millis(wall_budget)
+            let cpu_used = cpu_now.map_or(0, |c| c.saturating_sub(cpu0));
+            // A test stuck past its own budget (when the caller gave per-frame budgets).
+            let item_over = step == last
+                && cpu_now
+                    .is_some_and(|now| frame_watch.as_mut().is_some_and(|w| w.over_budget(now)));
+            if cpu_used > cpu_budget * 1000
+                || item_over
+                || start.elapsed() > Duration::from_millis(wall_budget)
             {
                 killed_for = Some(ExecStatus::Timeout);
                 kill(init_pid);
@@ -1076,4 +1164,82 @@ fn read_setup_error(fd: RawFd) -> Option<String> {
 /// Where the jail's root is mounted (inside its own mount namespace only).
 pub fn default_root_mountpoint() -> &'static Path {
     Path::new("/tmp/.passrate-jail-root")
+}
+
+#[cfg(test)]
+mod frame_watch_tests {
+    use super::FrameWatch;
+    use crate::api::FrameBudgets;
+
+    fn frame(body: &str) -> Vec<u8> {
+        format!("PASSRATE n {} {}\n{body}\n", 0, body.len()).into_bytes()
+    }
+
+    #[test]
+    fn frames_are_counted_across_partial_reads() {
+        let budgets = FrameBudgets {
+            skip: 0,
+            cpu_us: vec![],
+        };
+        let mut w = FrameWatch::new(&budgets);
+        let mut data = Vec::new();
+        let all: Vec<u8> = [frame("{\"hello\":1}"), frame("{}"), frame("x\ny")].concat();
+        for chunk in all.chunks(3) {
+            data.extend_from_slice(chunk);
+            w.advance(&data);
+        }
+        assert_eq!(w.frames, 3);
+        assert!(!w.broken);
+    }
+
+    #[test]
+    fn budgets_start_again_at_each_frame_after_the_skipped_ones() {
+        let budgets = FrameBudgets {
+            skip: 1,
+            cpu_us: vec![100, 50],
+        };
+        let mut w = FrameWatch::new(&budgets);
+        // Before the skipped frame: no budget.
+        assert!(!w.over_budget(0));
+        assert!(!w.over_budget(1_000_000));
+        let mut data = frame("hello");
+        w.advance(&data);
+        // Budget 0 counts from the first sample after it: 1,000,000.
+        assert!(!w.over_budget(1_000_000));
+        assert!(!w.over_budget(1_000_100));
+        assert!(w.over_budget(1_000_101));
+        data.extend(frame("test 0"));
+        w.advance(&data);
+        assert!(!w.over_budget(2_000_000));
+        assert!(w.over_budget(2_000_051));
+        // Past the last budget only the overall limit applies.
+        data.extend(frame("test 1"));
+        w.advance(&data);
+        assert!(!w.over_budget(9_000_000));
+        assert!(!w.over_budget(99_000_000));
+    }
+
+    #[test]
+    fn a_channel_that_is_not_frames_ends_the_per_frame_checks() {
+        let budgets = FrameBudgets {
+            skip: 0,
+            cpu_us: vec![1, 1, 1],
+        };
+        let mut w = FrameWatch::new(&budgets);
+        w.advance(b"no length here\n");
+        assert!(w.broken);
+        assert!(!w.over_budget(0));
+        assert!(!w.over_budget(1_000_000));
+        let mut w = FrameWatch::new(&budgets);
+        w.advance(&vec![b'x'; 300]);
+        assert!(w.broken);
+        // A declared length past the address space is not a frame; a long one still arriving is.
+        let mut w = FrameWatch::new(&budgets);
+        w.advance(format!("H {}\n", usize::MAX).as_bytes());
+        assert!(w.broken);
+        let mut w = FrameWatch::new(&budgets);
+        w.advance(b"H 100\nabc");
+        assert!(!w.broken);
+        assert_eq!(w.frames, 0);
+    }
 }

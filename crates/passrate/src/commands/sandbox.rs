@@ -131,6 +131,7 @@ fn exec(args: ExecArgs) -> anyhow::Result<i32> {
         channel_input: Vec::new(),
         limits,
         prestart: None,
+        frame_budgets: None,
     };
     let sandbox = Sandbox::new(SandboxConfig::default())?;
     let outcome = sandbox.execute(&request)?;

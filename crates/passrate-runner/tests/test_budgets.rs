@@ -1,0 +1,71 @@
+//! Per-test CPU budgets are enforced per test: an answer stuck in one test is stopped at
+//! that test's budget (with the jail's slack), not after using up every later test's
+//! budget under the execution's overall limit.
+
+mod common;
+
+use common::{call, int, runner, task, variant};
+use passrate_schema::{Language, Reason};
+
+const PY: &str = "def f(x):\n    while x == 1:\n        pass\n    return x\n";
+const JS: &str = "function f(x) {\n  while (x === 1) {}\n  return x;\n}\n";
+// `for (;;)` with an exit javac cannot prove unreachable.
+const JAVA: &str = "class Solution {\n    public long f(long x) {\n        long s = 0;\n        while (x == 1) { s++; if (s < 0) break; }\n        return x;\n    }\n}\n";
+
+#[test]
+fn a_test_stuck_in_a_loop_stops_at_its_own_budget() {
+    for (language, code, class) in [
+        (Language::Python, PY, None),
+        (Language::Javascript, JS, None),
+        (Language::Java, JAVA, Some("Solution")),
+    ] {
+        let mut t = task(
+            "budgets/loop",
+            vec![(language, variant("f", class, code))],
+            (0..20).map(|i| call(vec![int(i)], int(i))).collect(),
+        );
+        // A 1 ms reference per test: every budget is the 100 ms floor, 2 s in all.
+        t.calibration
+            .reference_test_cpu_us
+            .insert(language, vec![1_000; 20]);
+        let limit_ms = runner().cpu_limit_ms(&t, language);
+        let verdict = runner()
+            .evaluate(&t, language, code)
+            .expect("no infrastructure failure");
+        assert_eq!(verdict.reason, Reason::Timeout, "{language}: {verdict:?}");
+        assert_eq!(verdict.tests[0].reason, Reason::Pass, "{language}");
+        assert_eq!(verdict.tests[1].reason, Reason::Timeout, "{language}");
+        // Test 1's limit is 2 × 100 ms + 250 ms of CPU after test 0's result; the overall
+        // limit would have let the loop run for the 19 tests' budgets.
+        assert!(
+            verdict.cpu_ms + 1_000 < limit_ms,
+            "{language}: {} ms of CPU, overall limit {limit_ms} ms",
+            verdict.cpu_ms
+        );
+    }
+}
+
+#[test]
+fn tests_within_their_budgets_are_not_stopped() {
+    // ~150 ms of work per test against 4 × a 100 ms reference: each test is well within
+    // its budget (the jail stops at 2 × 400 + 250 ms), while all ten together use more
+    // than one test's limit, so the limit must start again at each result.
+    let code =
+        "def f(x):\n    s = 0\n    for i in range(6_000_000):\n        s += i % 3\n    return x\n";
+    let mut t = task(
+        "budgets/steady",
+        vec![(Language::Python, variant("f", None, code))],
+        (0..10).map(|i| call(vec![int(i)], int(i))).collect(),
+    );
+    t.calibration
+        .reference_test_cpu_us
+        .insert(Language::Python, vec![100_000; 10]);
+    let verdict = runner()
+        .evaluate(&t, Language::Python, code)
+        .expect("no infrastructure failure");
+    assert!(verdict.passed(), "{verdict:?}");
+    assert!(
+        verdict.cpu_ms > 1_050,
+        "the tests did less work than meant: {verdict:?}"
+    );
+}
