@@ -455,13 +455,28 @@ fn refactor_behaviour(exec: &dyn Executor, cache: &Cache, task: &Task) -> Result
             .given_code
             .as_deref()
             .ok_or_else(|| reject(task, format!("{language} has no given code")))?;
-        for (who, code) in [
-            ("given code", given),
-            ("reference", &variant.reference_solution),
-        ] {
-            let v = evaluate_cached(exec, cache, task, *language, code, 1)
+        let reference =
+            evaluate_cached(exec, cache, task, *language, &variant.reference_solution, 1)
                 .map_err(|e| reject(task, format!("{language}: {e}")))?
                 .remove(0);
+        // The given code is judged as a model's answer will be, with the per-test budgets of
+        // the reference: a test it cannot finish within them is one no faithful refactoring
+        // could be expected to pass either (dropped when hidden), and a loop in it stops at
+        // that test's budget rather than the execution's whole limit.
+        let mut calibrated = task.clone();
+        let per_test: Vec<u64> = (0..task.tests_for(*language).count())
+            .map(|i| reference.tests.get(i).and_then(|t| t.cpu_us).unwrap_or(0))
+            .collect();
+        if per_test.iter().any(|&us| us > 0) {
+            calibrated
+                .calibration
+                .reference_test_cpu_us
+                .insert(*language, per_test);
+        }
+        let given_verdict = evaluate_cached(exec, cache, &calibrated, *language, given, 1)
+            .map_err(|e| reject(task, format!("{language}: {e}")))?
+            .remove(0);
+        for (who, v) in [("given code", given_verdict), ("reference", reference)] {
             if who == "given code" && rule_names(&v).iter().all(|r| !r.starts_with("refactor.")) {
                 return Err(reject(
                     task,

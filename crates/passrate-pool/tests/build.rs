@@ -440,3 +440,27 @@ fn faulty_variants_are_judged_with_the_reference_budgets() {
     assert!(seen[..2].iter().all(|(_, c)| c.is_none()), "{seen:?}");
     assert_eq!(seen[2], (faulty.to_owned(), Some(vec![2_000; n])));
 }
+
+#[test]
+fn refactoring_given_code_is_judged_with_the_reference_budgets() {
+    let mut task = build_task(&Scripted, &raw(&[Language::Python]))
+        .unwrap()
+        .task;
+    task.category = Category::Refactoring;
+    let given = "def f(x):\n    if x < 0:\n        return -x\n    return abs(x)\n";
+    task.variants.get_mut(&Language::Python).unwrap().given_code = Some(given.into());
+    let exec = SeesCalibration {
+        seen: Default::default(),
+    };
+    // The scripted grader reports no structural rule, so the task is rejected after both
+    // evaluations; what matters here is what the given code was judged with.
+    let _ = validate_task(&exec, &Cache::in_memory("test"), &task);
+    let n = task.tests_for(Language::Python).count();
+    let seen = exec.seen.lock().unwrap().clone();
+    assert!(seen.len() >= 2, "{seen:?}");
+    assert_eq!(
+        seen[0].1, None,
+        "the reference runs first, unbudgeted: {seen:?}"
+    );
+    assert_eq!(seen[1], (given.to_owned(), Some(vec![2_000; n])));
+}
