@@ -169,6 +169,27 @@ pub struct Runner {
     java_archive: OnceLock<bool>,
     /// Set once the harness's bytecode is registered with the sandbox as trusted.
     python_harness_trusted: std::sync::Once,
+    /// Executions and their CPU per program kind, for summaries of long jobs.
+    exec_stats: Mutex<BTreeMap<&'static str, ExecCount>>,
+}
+
+/// Executions of one program kind (the last step's: `python`, `node`, `java`, `exec`) that
+/// the sandbox ran to the end, and their CPU as the sandbox measured it (the jail's cgroup
+/// from each step's start; pre-started runs from their hand-over; not the warm compiler).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ExecCount {
+    pub executions: u64,
+    pub cpu_us: u64,
+}
+
+fn program_kind(request: &ExecRequest) -> &'static str {
+    match request.steps.last() {
+        Some(passrate_sandbox::Program::Python { .. }) => "python",
+        Some(passrate_sandbox::Program::Node { .. }) => "node",
+        Some(passrate_sandbox::Program::Java { .. }) => "java",
+        Some(passrate_sandbox::Program::Javac { .. }) => "javac",
+        _ => "exec",
+    }
 }
 
 impl std::fmt::Debug for Runner {
@@ -207,7 +228,16 @@ impl Runner {
             python_harness: OnceLock::new(),
             java_archive: OnceLock::new(),
             python_harness_trusted: std::sync::Once::new(),
+            exec_stats: Mutex::new(BTreeMap::new()),
         }
+    }
+
+    /// Executions so far per program kind, with their CPU (see [`ExecCount`]).
+    pub fn exec_stats(&self) -> BTreeMap<&'static str, ExecCount> {
+        self.exec_stats
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
     /// Before the first Java execution: makes sure the sandbox has the harness's class-data
@@ -263,7 +293,16 @@ impl Runner {
         }
         Core {
             options: &self.options,
-            exec: move |r: &ExecRequest| self.sandbox.execute(r),
+            exec: move |r: &ExecRequest| {
+                let outcome = self.sandbox.execute(r);
+                if let Ok(o) = &outcome {
+                    let mut stats = self.exec_stats.lock().unwrap_or_else(|e| e.into_inner());
+                    let count = stats.entry(program_kind(r)).or_default();
+                    count.executions += 1;
+                    count.cpu_us += o.cpu_us;
+                }
+                outcome
+            },
             runtimes: &self.runtimes,
             java_harness: &self.java_harness,
             python_harness: &self.python_harness,

@@ -49,4 +49,10 @@ fn every_harness_reports_nonzero_cpu_for_tests_shorter_than_a_tick() {
             "{language}: per-test CPU {cpu:?}"
         );
     }
+    // The runner's own count of what it ran, per program kind, for job summaries.
+    let stats = runner().exec_stats();
+    for kind in ["python", "node", "java"] {
+        let c = stats.get(kind).copied().unwrap_or_default();
+        assert!(c.executions >= 1 && c.cpu_us > 0, "{kind}: {stats:?}");
+    }
 }

@@ -114,10 +114,12 @@ fn threads(requested: usize, runner: &passrate_runner::Runner) -> usize {
 
 /// Prints progress on stderr: a line per stage start and end, and every few seconds the
 /// counts so far per task family (done / total, rejected), rate and the time left.
-struct Printer {
+struct Printer<'a> {
     start: Instant,
     every: Duration,
     state: Mutex<PrinterState>,
+    /// Its executions per program kind are summed up at the end of each stage.
+    runner: &'a passrate_runner::Runner,
 }
 
 #[derive(Default)]
@@ -126,14 +128,16 @@ struct PrinterState {
     last: Option<Instant>,
     /// family → (done, rejected)
     families: BTreeMap<String, (usize, usize)>,
+    stats_at_start: BTreeMap<&'static str, passrate_runner::ExecCount>,
 }
 
-impl Printer {
-    fn new() -> Printer {
+impl<'a> Printer<'a> {
+    fn new(runner: &'a passrate_runner::Runner) -> Printer<'a> {
         Printer {
             start: Instant::now(),
             every: Duration::from_secs(5),
             state: Mutex::new(PrinterState::default()),
+            runner,
         }
     }
 
@@ -145,6 +149,7 @@ impl Printer {
                 s.stage_start = Some(now);
                 s.last = Some(now);
                 s.families.clear();
+                s.stats_at_start = self.runner.exec_stats();
                 if *total > 0 {
                     eprintln!(
                         "[{:>6.1} s] {stage}: {total} items",
@@ -190,8 +195,24 @@ impl Printer {
                 );
             }
             Event::End { stage, elapsed } => {
+                let per_kind: Vec<String> = self
+                    .runner
+                    .exec_stats()
+                    .into_iter()
+                    .filter_map(|(kind, now)| {
+                        let before = s.stats_at_start.get(kind).copied().unwrap_or_default();
+                        let n = now.executions - before.executions;
+                        let cpu = (now.cpu_us - before.cpu_us) as f64 / 1e6;
+                        (n > 0).then(|| format!("{kind} {n} ({cpu:.1} s CPU)"))
+                    })
+                    .collect();
+                let executions = if per_kind.is_empty() {
+                    String::new()
+                } else {
+                    format!("; executions: {}", per_kind.join(", "))
+                };
                 eprintln!(
-                    "[{:>6.1} s] {stage}: done in {:.1} s",
+                    "[{:>6.1} s] {stage}: done in {:.1} s{executions}",
                     self.start.elapsed().as_secs_f64(),
                     elapsed.as_secs_f64()
                 );
@@ -354,7 +375,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             let runner = runner(slots)?;
             let threads = threads(requested, &runner);
             let cache = Cache::new(cache, &runner.fingerprint());
-            let printer = Printer::new();
+            let printer = Printer::new(&runner);
             let cpu_before = HostCpu::now(&runner);
             let start = Instant::now();
             printer.event(&Event::Start {
@@ -377,6 +398,10 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
                 },
             );
             let wall = start.elapsed();
+            printer.event(&Event::End {
+                stage: "validate",
+                elapsed: wall,
+            });
             let host_cpu = HostCpu::now(&runner) - cpu_before;
             for r in &report.rejected {
                 if json {
@@ -460,7 +485,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
                     .as_ref()
                     .map_or("off".to_owned(), |d| d.display().to_string())
             );
-            let printer = Printer::new();
+            let printer = Printer::new(&runner);
             let cpu_before = HostCpu::now(&runner);
             let start = Instant::now();
             let (pool, licenses, report) =
