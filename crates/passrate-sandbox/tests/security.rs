@@ -718,6 +718,34 @@ fn host_pyc(source: &str) -> Vec<u8> {
 }
 
 #[test]
+fn files_equal_to_trusted_bytecode_arrive_intact() {
+    // Such a file travels to the slot as a reference to the blob it already holds; the
+    // slot must write exactly those bytes, wherever the file goes and whatever runs.
+    let j = common::jail_with(CgroupPreference::Auto, 1);
+    let (a, b) = (host_pyc("print('A')"), host_pyc("print('B')"));
+    j.sandbox.trust_python_bytecode(a.clone());
+    j.sandbox.trust_python_bytecode(b.clone());
+    let read = "import sys\nprint(open(sys.argv[1], 'rb').read().hex())\n";
+    for (i, pyc) in [&a, &b, &a, &b, &b].into_iter().enumerate() {
+        let mut req = common::python_request(read);
+        let path = format!("d{i}/x.pyc");
+        if let Program::Python { args, .. } = &mut req.steps[0] {
+            args.push(path.clone());
+        }
+        req.files.push(InputFile {
+            path,
+            contents: pyc.clone(),
+            executable: false,
+        });
+        let out = j.run(&req);
+        assert_eq!(out.status, ExecStatus::Ok, "{out:?}");
+        let hex: String = pyc.iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(stdout(&out).trim(), hex);
+    }
+    j.assert_nothing_survives();
+}
+
+#[test]
 fn trusted_bytecode_runs_only_for_exactly_its_bytes() {
     // The fork server keeps registered bytecode loaded; a script with other bytes (here the
     // same length, one character apart) must run its own code, before and after.
