@@ -631,6 +631,31 @@ fn python_string_hashing_is_the_same_in_every_jail_and_slot() {
 }
 
 #[test]
+fn python_random_starts_in_the_same_state_in_every_warm_execution() {
+    // The fork server's children do not reseed `random` (CPython's after-fork hooks are
+    // skipped): every execution, in every slot, starts from the state seed 0 gives.
+    let code = "import random\nprint(random.random(), random.randrange(10**9))\n";
+    let mut seen = Vec::new();
+    for _ in 0..2 {
+        let j = common::jail_with(CgroupPreference::Auto, 1);
+        for _ in 0..3 {
+            seen.push(stdout(&j.python(code)));
+        }
+        j.assert_nothing_survives();
+    }
+    let expected = std::process::Command::new("python3")
+        .args(["-c", &format!("import random\nrandom.seed(0)\n{code}")])
+        .output()
+        .expect("python3 runs");
+    assert_eq!(
+        seen[0],
+        String::from_utf8_lossy(&expected.stdout),
+        "{seen:?}"
+    );
+    assert!(seen.iter().all(|s| *s == seen[0]), "{seen:?}");
+}
+
+#[test]
 fn warm_slots_are_reused_and_do_not_accumulate_processes() {
     let j = common::jail_with(CgroupPreference::Auto, 1);
     let first = j.python("print('warm')");
