@@ -1022,18 +1022,38 @@ impl Sandbox {
             Some(slot) => slot,
             None => self.start_warm_slot()?,
         };
-        let trusted: Vec<crate::slot::Blob> = {
+        let (trusted, trusted_files) = {
             let all = self
                 .inner
                 .trusted_python
                 .lock()
                 .unwrap_or_else(|e| e.into_inner());
-            all.get(slot.trusted_sent..).unwrap_or_default().to_vec()
+            let new = all.get(slot.trusted_sent..).unwrap_or_default().to_vec();
+            slot.trusted_sent += new.len();
+            // A file whose bytes equal a blob the slot holds (with this frame) travels as
+            // the blob's index: hex-encoding the harness's .pyc in JSON and decoding it in
+            // the jail cost ~0.2 ms of CPU per execution. The jail puts the same bytes back.
+            let held = &all[..slot.trusted_sent.min(all.len())];
+            let refs: Vec<(usize, usize)> = request
+                .files
+                .iter()
+                .enumerate()
+                .filter(|(_, f)| !f.contents.is_empty())
+                .filter_map(|(i, f)| held.iter().position(|b| b.0 == f.contents).map(|k| (i, k)))
+                .collect();
+            (new, refs)
         };
-        slot.trusted_sent += trusted.len();
+        let stripped;
+        let exec = if trusted_files.is_empty() {
+            request
+        } else {
+            stripped = crate::slot::without_contents(request, &trusted_files);
+            &stripped
+        };
         let frame = crate::slot::SlotExecRef {
-            exec: request,
+            exec,
             trusted: &trusted,
+            trusted_files: &trusted_files,
         };
         let response: std::io::Result<JailResponse> = match wire::write_frame(slot.stdin(), &frame)
         {

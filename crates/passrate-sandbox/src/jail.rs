@@ -888,6 +888,9 @@ pub(crate) fn supervise(
     let mut frame_watch = exec.frame_budgets.as_ref().map(FrameWatch::new);
     // One read buffer for the outputs, allocated (and zeroed) once per execution.
     let mut read_buf = vec![0u8; 65536];
+    // After a small read, outputs are not watched for OUTPUT_COALESCE: a harness writes a
+    // frame per test, and waking for each cost more CPU than reading them together.
+    let mut outputs_quiet_until: Option<Instant> = None;
 
     let kill = |init_pid: Option<libc::pid_t>| {
         if let Some(pid) = init_pid {
@@ -908,7 +911,8 @@ pub(crate) fn supervise(
                 revents: 0,
             });
         }
-        for o in outs.iter().filter(|o| o.open) {
+        let quiet = status_open && outputs_quiet_until.is_some_and(|t| Instant::now() < t);
+        for o in outs.iter().filter(|o| o.open && !quiet) {
             fds.push(libc::pollfd {
                 fd: o.fd,
                 events: libc::POLLIN,
@@ -929,16 +933,25 @@ pub(crate) fn supervise(
                 revents: 0,
             });
         }
-        unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, 5) };
+        let timeout = if quiet { OUTPUT_COALESCE_MS } else { 5 };
+        unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, timeout) };
         // Only descriptors poll reported are read or written: no EAGAIN round trips.
         let ready = |fd: RawFd| fds.iter().any(|p| p.fd == fd && p.revents != 0);
 
+        let mut read = 0;
         for o in outs.iter_mut() {
-            if o.open && ready(o.fd) && o.pump(cap, &mut read_buf) && killed_for.is_none() {
-                killed_for = Some(ExecStatus::OutputLimit);
-                kill(init_pid);
+            if o.open && ready(o.fd) {
+                let before = o.data.len();
+                if o.pump(cap, &mut read_buf) && killed_for.is_none() {
+                    killed_for = Some(ExecStatus::OutputLimit);
+                    kill(init_pid);
+                }
+                read += (o.data.len() - before).max(1);
             }
         }
+        // A flood is read at once (its writer would block on a full pipe).
+        outputs_quiet_until = (read > 0 && read < OUTPUT_COALESCE_BYTES && status_open)
+            .then(|| Instant::now() + Duration::from_millis(OUTPUT_COALESCE_MS as u64));
         if let Some(w) = frame_watch.as_mut()
             && ready(io.chan_out)
         {
@@ -1034,6 +1047,8 @@ pub(crate) fn supervise(
                             cpu_total += cg.cpu_us().unwrap_or(cpu0).saturating_sub(cpu0);
                         }
                         ended = Some((step, value));
+                        // What the step wrote last is read now, not after a quiet period.
+                        outputs_quiet_until = None;
                         if slot_seq.is_some() {
                             // The slot's status channel stays open; the candidate's
                             // stragglers die now so that its outputs close.
@@ -1129,6 +1144,12 @@ pub(crate) fn supervise(
         truncated,
     })
 }
+
+/// How long outputs go unwatched after a small read (see `supervise`): frames reach the
+/// supervisor at most this much later; the step's end is always seen at once.
+const OUTPUT_COALESCE_MS: i32 = 1;
+/// Reads of at least this many bytes are not followed by a quiet period.
+const OUTPUT_COALESCE_BYTES: usize = 16 << 10;
 
 /// The runtimes' own words for "the heap limit was reached".
 fn reports_heap_exhaustion(stderr: &[u8]) -> bool {

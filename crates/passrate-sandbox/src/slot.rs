@@ -34,10 +34,14 @@ pub struct Blob(#[serde(with = "crate::wire::bytes")] pub Vec<u8>);
 
 /// One execution for a warm slot, with the trusted bytecode the slot has not been given yet
 /// (`Sandbox::trust_python_bytecode`): the host's own programs, never a candidate's file.
+/// `trusted_files` lists `(file index, blob index)`: that file's contents were left out
+/// because they are exactly the bytes of the slot's blob of that index (in the order the
+/// slot received them, this frame's included); the slot puts them back before running.
 #[derive(Debug, Serialize)]
 pub struct SlotExecRef<'a> {
     pub exec: &'a ExecRequest,
     pub trusted: &'a [Blob],
+    pub trusted_files: &'a [(usize, usize)],
 }
 
 /// [`SlotExecRef`] as the slot reads it.
@@ -46,6 +50,39 @@ pub struct SlotExec {
     pub exec: ExecRequest,
     #[serde(default)]
     pub trusted: Vec<Blob>,
+    #[serde(default)]
+    pub trusted_files: Vec<(usize, usize)>,
+}
+
+/// `exec` with the contents of the files in `refs` (`(file index, blob index)`) left empty,
+/// for a [`SlotExecRef`].
+pub fn without_contents(exec: &ExecRequest, refs: &[(usize, usize)]) -> ExecRequest {
+    let mut copy = exec.clone();
+    for &(i, _) in refs {
+        if let Some(f) = copy.files.get_mut(i) {
+            f.contents = Vec::new();
+        }
+    }
+    copy
+}
+
+/// Puts back the contents [`without_contents`] left out, from the blobs the slot holds.
+fn restore_contents(
+    exec: &mut ExecRequest,
+    refs: &[(usize, usize)],
+    held: &[Blob],
+) -> Result<(), String> {
+    for &(i, k) in refs {
+        match (exec.files.get_mut(i), held.get(k)) {
+            (Some(f), Some(blob)) if f.contents.is_empty() => f.contents.clone_from(&blob.0),
+            _ => {
+                return Err(format!(
+                    "the host referred to trusted bytes {k} for file {i}, which this slot cannot resolve"
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// How the host asks the jail process to become a warm slot.
@@ -78,11 +115,22 @@ pub fn serve(req: SlotRequest) -> ! {
     if wire::write_frame(io::stdout().lock(), &Ok::<(), String>(())).is_err() {
         std::process::exit(1);
     }
+    // Every trusted blob the host sent, in order: `trusted_files` refers to them by index.
+    let mut held: Vec<Blob> = Vec::new();
     loop {
-        let SlotExec { exec, trusted } = match wire::read_frame(io::stdin().lock()) {
+        let SlotExec {
+            mut exec,
+            trusted,
+            trusted_files,
+        } = match wire::read_frame(io::stdin().lock()) {
             Ok(frame) => frame,
             Err(_) => slot.exit(0),
         };
+        held.extend(trusted.iter().cloned());
+        if let Err(e) = restore_contents(&mut exec, &trusted_files, &held) {
+            let _ = wire::write_frame(io::stdout().lock(), &JailResponse::Err(e));
+            slot.exit(2);
+        }
         for blob in &trusted {
             // Before the execution's message: the spare forked at its hand-over has it.
             let head = header(blob.0.len(), MSG_TRUSTED, 0, 0, 0);
@@ -524,6 +572,46 @@ fn slot_init(
         }
         if r < 0 && io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
             unsafe { libc::_exit(1) };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::InputFile;
+
+    fn request(files: &[&[u8]]) -> ExecRequest {
+        let mut exec = ExecRequest::single(Program::Python {
+            script: "main.py".into(),
+            args: Vec::new(),
+        });
+        exec.files = files
+            .iter()
+            .enumerate()
+            .map(|(i, c)| InputFile {
+                path: format!("f{i}"),
+                contents: c.to_vec(),
+                executable: false,
+            })
+            .collect();
+        exec
+    }
+
+    #[test]
+    fn trusted_file_references_round_trip_and_bad_ones_are_refused() {
+        let held = [Blob(b"zero".to_vec()), Blob(b"one".to_vec())];
+        let original = request(&[b"one", b"mine", b"zero"]);
+        let refs = [(0, 1), (2, 0)];
+        let mut sent = without_contents(&original, &refs);
+        assert_eq!(sent.files[0].contents, b"");
+        assert_eq!(sent.files[1].contents, b"mine");
+        restore_contents(&mut sent, &refs, &held).unwrap();
+        assert_eq!(sent, original);
+        // Unknown blob, unknown file, or a file that still has contents: refused.
+        for bad in [[(0, 2)], [(3, 0)], [(1, 0)]] {
+            let mut sent = without_contents(&original, &[(0, 1)]);
+            assert!(restore_contents(&mut sent, &bad, &held).is_err(), "{bad:?}");
         }
     }
 }
