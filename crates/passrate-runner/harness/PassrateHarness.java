@@ -162,7 +162,8 @@ public final class PassrateHarness {
                 List<Object> callArgs = (List<Object>) test.get("args");
                 result = callMethod(cls, null, entry, callArgs);
             }
-            long us = (cpuNow() - t0) / 1000;
+            // Never negative (a clock that failed reads 0): the host rejects a negative figure.
+            long us = Math.max(0, cpuNow() - t0) / 1000;
             send("{\"test\":" + i + ",\"result\":" + result + ",\"cpu_us\":" + us + "}");
         }
         send("{\"done\":null}");
@@ -203,7 +204,7 @@ public final class PassrateHarness {
      */
     private static long cpuNow() {
         try {
-            return schedstat != null ? schedstatNanos() : threads.getCurrentThreadCpuTime();
+            return schedstat != null ? Math.max(0, schedstatNanos()) : threads.getCurrentThreadCpuTime();
         } catch (Throwable t) {
             return 0;
         }
