@@ -441,6 +441,90 @@ mod tests {
         assert!(parse_class_dump(b"").is_none());
     }
 
+    /// A candidate taking every parameter kind the harness decodes into (and nothing else:
+    /// what its own code loads is not the harness's).
+    const CLASS_LIST_CANDIDATE: &str = "import java.util.*;\n\
+        class Solution {\n\
+          public static Object f(List<Integer> a, Map<String, Long> b, Set<String> c, \
+        TreeSet<Integer> d, TreeMap<String, Double> e, long[] g, Optional<Integer> h, \
+        String i, boolean j, double k, Object l) { return a; }\n\
+        }\n";
+    const CLASS_LIST_REQUEST: &str = r#"{"nonce":"n","mode":"call","entry":"f","class":"Solution","file":"Solution.java","tests":[{"args":[[{"int":"1"}],{"map":[["x",{"int":"2"}]]},{"set":["y"]},{"set":[{"int":"3"}]},{"map":[["z",{"float":1.5}]]},[{"int":"4"}],null,"s",true,{"float":"nan"},{"tuple":[{"int":"5"}]}]},{"args":["x",null,null,null,null,null,null,null,false,{"int":"1"},null]}]}"#;
+
+    /// The archive's class list covers what harness runs load (its header says how it is
+    /// made): a JDK class missing from it is parsed from the runtime image at every run. The
+    /// list is JDK 17's; other JDKs skip the check.
+    #[test]
+    fn the_java_class_list_covers_harness_runs() {
+        use std::process::Command;
+        let Ok(version) = Command::new("java").arg("-version").output() else {
+            eprintln!("no java: skipped");
+            return;
+        };
+        if !String::from_utf8_lossy(&version.stderr).contains("version \"17.") {
+            eprintln!("not JDK 17: skipped");
+            return;
+        }
+        let dir = tempfile::tempdir().expect("temp dir");
+        let d = dir.path();
+        fs_err::write(d.join(JAVA_HARNESS_FILE), JAVA_HARNESS).expect("write");
+        fs_err::write(d.join("Solution.java"), CLASS_LIST_CANDIDATE).expect("write");
+        fs_err::write(d.join("request.json"), CLASS_LIST_REQUEST).expect("write");
+        let javac = Command::new("javac")
+            .current_dir(d)
+            .args(passrate_sandbox::runtimes::javac_options())
+            .args(["-d", ".", JAVA_HARNESS_FILE, "Solution.java"])
+            .output()
+            .expect("javac runs");
+        assert!(javac.status.success(), "{javac:?}");
+        let listed: std::collections::HashSet<&str> = JAVA_HARNESS_CLASS_LIST
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.starts_with('@'))
+            .collect();
+        let mut missing = Vec::new();
+        for prestarted in [false, true] {
+            let dump = d.join(format!("run-{prestarted}.lst"));
+            let mut java = Command::new("/bin/sh");
+            java.current_dir(d)
+                .arg("-c")
+                .arg(r#"exec "$@" 3<request.json 4>frames"#)
+                .arg("sh")
+                .arg("java")
+                .args(passrate_sandbox::runtimes::java_run_options(30))
+                .arg(format!("-XX:DumpLoadedClassList={}", dump.display()))
+                .args(["-cp", ".", JAVA_HARNESS_CLASS]);
+            if prestarted {
+                java.env("PASSRATE_PRESTARTED", "1");
+            }
+            let out = java.output().expect("java runs");
+            assert!(out.status.success(), "{out:?}");
+            let frames = fs_err::read_to_string(d.join("frames")).expect("frames");
+            // Both tests ran: the decoded call, and arguments that do not decode.
+            assert!(
+                frames.contains(r#"{"test":1,"result":{"error""#),
+                "{frames}"
+            );
+            for line in fs_err::read_to_string(&dump).expect("class list").lines() {
+                let name = line.split(' ').next().unwrap_or_default();
+                if line.starts_with('@')
+                    || line.starts_with('#')
+                    || name.starts_with("Solution")
+                    || name.starts_with(JAVA_HARNESS_CLASS)
+                    || listed.contains(name)
+                    || missing.contains(&name.to_owned())
+                {
+                    continue;
+                }
+                missing.push(name.to_owned());
+            }
+        }
+        assert!(
+            missing.is_empty(),
+            "harness runs load JDK classes PassrateHarness.classlist lacks (regenerate it as \
+             its header says): {missing:?}"
+        );
+    }
+
     #[test]
     fn identifiers() {
         assert!(is_identifier("has_close_elements"));

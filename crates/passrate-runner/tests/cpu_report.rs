@@ -56,3 +56,64 @@ fn every_harness_reports_nonzero_cpu_for_tests_shorter_than_a_tick() {
         assert!(c.executions >= 1 && c.cpu_us > 0, "{kind}: {stats:?}");
     }
 }
+
+/// Whether this JVM has loaded java.management's native library (ManagementFactory's static
+/// initialiser loads it).
+const JAVA_MANAGEMENT_PROBE: &str = r#"
+import java.nio.file.*;
+class Solution {
+    public boolean management() throws Exception {
+        for (String line : Files.readAllLines(Paths.get("/proc/self/maps"))) {
+            if (line.endsWith("/libmanagement.so")) return true;
+        }
+        return false;
+    }
+}
+"#;
+
+#[test]
+fn the_java_harness_times_tests_without_java_management() {
+    // Regression: ThreadMXBean's start-up (platform MBean providers, streams, lambda
+    // bootstraps, libmanagement) cost each run JVM ~15 ms of CPU, a quarter of a run. The
+    // harness reads the same clock from /proc (`PassrateHarness.cpuNow`).
+    let t = task(
+        "cpu/no-management",
+        vec![(
+            Language::Java,
+            variant("management", Some("Solution"), JAVA_MANAGEMENT_PROBE),
+        )],
+        vec![call(vec![], passrate_schema::Value::Bool(false))],
+    );
+    let verdict = runner()
+        .evaluate(&t, Language::Java, JAVA_MANAGEMENT_PROBE)
+        .expect("no infrastructure failure");
+    assert_eq!(verdict.reason, Reason::Pass, "{verdict:#?}");
+    assert!(verdict.tests[0].cpu_us.is_some_and(|us| us > 0));
+}
+
+#[test]
+fn java_per_test_cpu_follows_the_work_done() {
+    // The /proc clock against the work: a test doing ~10× the work of another reads more
+    // than 4× its CPU (a clock only updated at ticks reads 0 or a tick for both).
+    let short = 20_000;
+    let long = 200_000;
+    let t = task(
+        "cpu/scale",
+        vec![(Language::Java, variant("work", Some("Solution"), JAVA))],
+        [short, long, short, long]
+            .into_iter()
+            .map(|n| call(vec![int(n)], int(n)))
+            .collect(),
+    );
+    let verdict = runner()
+        .evaluate(&t, Language::Java, JAVA)
+        .expect("no infrastructure failure");
+    assert!(verdict.passed(), "{verdict:?}");
+    let cpu: Vec<u64> = verdict
+        .tests
+        .iter()
+        .map(|r| r.cpu_us.unwrap_or(0))
+        .collect();
+    // The second pair, after the JIT has compiled `work`.
+    assert!(cpu[2] > 0 && cpu[3] > 4 * cpu[2], "per-test CPU {cpu:?}");
+}
