@@ -25,7 +25,8 @@ fn argv(p: &Program) -> Vec<String> {
             v.extend(args.iter().cloned());
             v
         }
-        Program::Javac { sources } => {
+        Program::Javac { sources, archive } => {
+            assert!(!archive, "direct runs have no class-data archive");
             let mut v = vec![
                 "/usr/bin/javac".into(),
                 "-proc:none".into(),

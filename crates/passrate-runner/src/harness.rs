@@ -155,7 +155,10 @@ pub(crate) fn java_layout(
             Layout {
                 files,
                 steps: vec![
-                    Program::Javac { sources },
+                    Program::Javac {
+                        sources,
+                        archive: false,
+                    },
                     Program::Java {
                         main_class: JAVA_HARNESS_CLASS.to_owned(),
                         args: Vec::new(),
@@ -186,6 +189,7 @@ pub(crate) fn java_harness_build() -> (Vec<InputFile>, Vec<Program>) {
         vec![
             Program::Javac {
                 sources: vec![JAVA_HARNESS_FILE.to_owned()],
+                archive: false,
             },
             Program::Exec {
                 path: "/bin/sh".to_owned(),

@@ -109,6 +109,41 @@ impl RunnerOptions {
     }
 }
 
+/// The trusted inputs of the sandbox's Java class-data archive, all compiled into this crate:
+/// the call-test harness, the suite harness and the JUnit stand-ins (packaged at their
+/// package paths), and the classes their runs load (both lists, merged without duplicates).
+fn java_archive_spec() -> passrate_sandbox::JavaArchiveSpec {
+    let mut sources = vec![
+        ("PassrateHarness.java".to_owned(), JAVA_HARNESS.to_owned()),
+        (
+            "PassrateSuite.java".to_owned(),
+            suite::JAVA_SUITE.to_owned(),
+        ),
+    ];
+    sources.extend(
+        suite::JUNIT_STANDIN
+            .iter()
+            .map(|(path, text)| ((*path).to_owned(), (*text).to_owned())),
+    );
+    let mut seen = std::collections::HashSet::new();
+    let mut class_list = String::new();
+    for line in harness::JAVA_HARNESS_CLASS_LIST
+        .lines()
+        .chain(suite::JAVA_SUITE_CLASS_LIST.lines())
+    {
+        let line = line.trim_end();
+        let comment = line.is_empty() || line.starts_with('#');
+        if comment || seen.insert(line) {
+            class_list.push_str(line);
+            class_list.push('\n');
+        }
+    }
+    passrate_sandbox::JavaArchiveSpec {
+        sources,
+        class_list,
+    }
+}
+
 /// Failures that are not a verdict on the candidate: infrastructure faults (retry them) and
 /// unusable inputs from the caller.
 #[derive(Debug, thiserror::Error)]
@@ -251,13 +286,7 @@ impl Runner {
             if self.sandbox.java_archive().is_some() {
                 return true;
             }
-            let spec = passrate_sandbox::JavaArchiveSpec {
-                sources: vec![(
-                    "PassrateHarness.java".to_owned(),
-                    JAVA_HARNESS.to_owned(),
-                )],
-                class_list: harness::JAVA_HARNESS_CLASS_LIST.to_owned(),
-            };
+            let spec = java_archive_spec();
             match self.sandbox.install_java_archive(&spec) {
                 Ok(_) => true,
                 // Another runner on the same sandbox installed it first.
@@ -268,6 +297,14 @@ impl Runner {
                 }
             }
         });
+    }
+
+    /// Whether the sandbox's class-data archive holds the suite harness (then suite runs
+    /// compile only the implementation and the tests, and map the archive).
+    fn java_suite_archived(&self) -> bool {
+        self.sandbox
+            .java_archive()
+            .is_some_and(|a| a.serves(suite::JAVA_SUITE_CLASS))
     }
 
     /// Whether Java runs map the harness's class-data archive (after the first Java
@@ -378,8 +415,10 @@ impl Runner {
         tests: &str,
         target: &SuiteTarget<'_>,
     ) -> Result<SuiteOutcome, RunnerError> {
+        self.prepare(language);
+        let archived = language == Language::Java && self.java_suite_archived();
         self.core()
-            .run_suite(language, implementation, tests, target)
+            .run_suite(language, implementation, tests, target, archived)
     }
 }
 

@@ -24,9 +24,16 @@ use crate::{Core, RunnerError, check_name, nonce};
 pub const PYTHON_SUITE: &str = include_str!("../harness/suite.py");
 /// The Node.js suite harness (CommonJS; `node:test` is replaced by its registry).
 pub const NODE_SUITE: &str = include_str!("../harness/suite.js");
-/// The Java suite harness, compiled with the implementation and the tests.
+/// The Java suite harness: in the class-data archive's JAR (built on the host), or compiled
+/// with the implementation and the tests when there is no archive.
 pub const JAVA_SUITE: &str = include_str!("../harness/PassrateSuite.java");
-/// The JUnit stand-ins (annotations and assertions) compiled when tests import `org.junit`.
+/// The JDK, harness and stand-in classes a suite run loads, for the class-data archive (see
+/// the file's header).
+pub(crate) const JAVA_SUITE_CLASS_LIST: &str = include_str!("../harness/PassrateSuite.classlist");
+/// The suite harness's main class (a top-level class of the archive's JAR when archived).
+pub(crate) const JAVA_SUITE_CLASS: &str = "PassrateSuite";
+/// The JUnit stand-ins (annotations and assertions): in the class-data archive's JAR, or
+/// compiled with the tests when they mention `org.junit` and there is no archive.
 pub const JUNIT_STANDIN: &[(&str, &str)] = &[
     (
         "org/junit/Test.java",
@@ -514,11 +521,15 @@ struct SuiteLayout {
     test_classes: Vec<String>,
 }
 
+/// `archived`: the sandbox's class-data archive holds the suite harness and the JUnit
+/// stand-ins (host-built, first on the class path of javac and of the run), so only the
+/// implementation and the tests are compiled.
 fn layout(
     language: Language,
     implementation: &str,
     tests: &str,
     class: Option<&str>,
+    archived: bool,
 ) -> SuiteLayout {
     match language {
         Language::Python => SuiteLayout {
@@ -561,29 +572,29 @@ fn layout(
                 Some(p) => format!("{p}.{class}"),
                 None => class.to_owned(),
             };
-            let mut files = vec![
-                file(&impl_file, implementation),
-                file(&tests_file, tests),
-                file("PassrateSuite.java", JAVA_SUITE),
-            ];
-            let mut sources = vec![
-                impl_file.clone(),
-                tests_file.clone(),
-                "PassrateSuite.java".to_owned(),
-            ];
-            // The stand-in is compiled only when the tests use JUnit's names.
-            if tests.contains("org.junit") {
-                for (path, src) in JUNIT_STANDIN {
-                    files.push(file(path, src));
-                    sources.push((*path).to_owned());
+            let mut files = vec![file(&impl_file, implementation), file(&tests_file, tests)];
+            let mut sources = vec![impl_file.clone(), tests_file.clone()];
+            // The stand-in is needed only when the tests use JUnit's names.
+            let junit = tests.contains("org.junit");
+            if !archived {
+                files.push(file("PassrateSuite.java", JAVA_SUITE));
+                sources.push("PassrateSuite.java".to_owned());
+                if junit {
+                    for (path, src) in JUNIT_STANDIN {
+                        files.push(file(path, src));
+                        sources.push((*path).to_owned());
+                    }
                 }
             }
             SuiteLayout {
                 files,
                 steps: vec![
-                    Program::Javac { sources },
+                    Program::Javac {
+                        sources,
+                        archive: archived && junit,
+                    },
                     Program::Java {
-                        main_class: "PassrateSuite".to_owned(),
+                        main_class: JAVA_SUITE_CLASS.to_owned(),
                         args: Vec::new(),
                     },
                 ],
@@ -604,12 +615,13 @@ impl<E: Fn(&ExecRequest) -> Result<ExecOutcome, SandboxError>> Core<'_, E> {
         implementation: &str,
         tests: &str,
         target: &SuiteTarget<'_>,
+        archived: bool,
     ) -> Result<SuiteOutcome, RunnerError> {
         check_name("entry point", target.entry_point)?;
         if let Some(c) = target.class_name {
             check_name("class name", c)?;
         }
-        let l = layout(language, implementation, tests, target.class_name);
+        let l = layout(language, implementation, tests, target.class_name, archived);
         let nonce = nonce()?;
         let request = json!({
             "nonce": nonce,
@@ -799,6 +811,41 @@ mod tests {
         assert_eq!(
             java_tests_file("class T { static void testA() {} }"),
             "Tests.java"
+        );
+    }
+
+    #[test]
+    fn archived_java_suites_compile_only_the_implementation_and_the_tests() {
+        let junit = "import org.junit.Test;\npublic class AddTest { @Test public void t() {} }\n";
+        let plain = "class T { static void testA() {} }\n";
+        let imp = "class Solution { int add(int a, int b) { return a + b; } }\n";
+        let paths = |l: &SuiteLayout| l.files.iter().map(|f| f.path.clone()).collect::<Vec<_>>();
+        let javac = |l: &SuiteLayout| match &l.steps[0] {
+            Program::Javac { sources, archive } => (sources.clone(), *archive),
+            other => panic!("{other:?}"),
+        };
+        let l = layout(Language::Java, imp, junit, None, true);
+        assert_eq!(paths(&l), vec!["Solution.java", "AddTest.java"]);
+        assert_eq!(
+            javac(&l),
+            (vec!["Solution.java".into(), "AddTest.java".into()], true)
+        );
+        let l = layout(Language::Java, imp, plain, None, true);
+        assert_eq!(
+            javac(&l),
+            (vec!["Solution.java".into(), "Tests.java".into()], false)
+        );
+        // Without an archive: today's layout, everything compiled in the execution.
+        let l = layout(Language::Java, imp, junit, None, false);
+        let (sources, archive) = javac(&l);
+        assert!(!archive);
+        assert_eq!(sources.len(), 3 + JUNIT_STANDIN.len(), "{sources:?}");
+        assert!(sources.contains(&"PassrateSuite.java".to_owned()));
+        assert!(sources.contains(&"org/junit/jupiter/api/Assertions.java".to_owned()));
+        let l = layout(Language::Java, imp, plain, None, false);
+        assert_eq!(javac(&l).0.len(), 3);
+        assert!(
+            matches!(&l.steps[1], Program::Java { main_class, .. } if main_class == JAVA_SUITE_CLASS)
         );
     }
 }

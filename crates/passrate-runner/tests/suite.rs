@@ -306,3 +306,22 @@ fn empty_suites_are_discovered_as_empty() {
         assert!(o.discovered && o.cases.is_empty(), "{language}: {o:?}");
     }
 }
+
+#[test]
+fn javascript_assert_loads_with_the_real_stderr_kept_for_the_tests() {
+    // The harness loads node:assert with a stand-in stderr (see suite.js); the tests still
+    // get the real stream, and failing assertions (whose message may read stderr) still fail.
+    let tests = "const test = require('node:test');\nconst assert = require('node:assert');\nconst strict = require('node:assert/strict');\n\ntest('stderr', () => {\n  assert.strictEqual(typeof process.stderr.write, 'function');\n  process.stderr.write('noise\\n');\n  assert.notStrictEqual(process.stderr.isTTY, true);\n});\ntest('fails', () => { assert.strictEqual(add(1, 1), 3); });\ntest('strict', () => { strict.deepEqual([add(1, 1)], [2]); });\ntest('okFails', () => { assert.ok(add(1, 1) === 3); });\n";
+    let o = run(Language::Javascript, JS_IMPL, tests);
+    assert_eq!(
+        names(&o),
+        vec![
+            ("stderr", Reason::Pass),
+            ("fails", Reason::WrongAnswer),
+            ("strict", Reason::Pass),
+            ("okFails", Reason::WrongAnswer)
+        ],
+        "{o:?}"
+    );
+    assert!(o.stop.is_none(), "{o:?}");
+}

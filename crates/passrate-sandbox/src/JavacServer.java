@@ -2,7 +2,8 @@
 // cgroup) compiling one request after another with annotation processing off (-proc:none),
 // so no code from a source ever runs here. Sources arrive and classes leave in memory.
 // Protocol on stdin/stdout, big-endian (DataInput/DataOutput):
-//   request:  u32 count, then per source: UTF name, u32 length, bytes
+//   request:  u32 count, UTF class path ("": the default), then per source: UTF name,
+//             u32 length, bytes
 //   response: u8 ok (1/0), u32 length + diagnostics bytes, u32 count, then per class:
 //             UTF relative path ("pkg/Name.class"), u32 length, bytes
 import java.io.*;
@@ -36,6 +37,9 @@ public final class JavacServer {
     public static void main(String[] args) throws Exception {
         JavaCompiler compiler = ToolProvider.getSystemJavaCompiler();
         StandardJavaFileManager standard = compiler.getStandardFileManager(null, Locale.ROOT, StandardCharsets.UTF_8);
+        // Set per request on the shared file manager, so one request's class path never
+        // stays for the next.
+        Iterable<? extends File> defaultClassPath = standard.getLocation(StandardLocation.CLASS_PATH);
         DataInputStream in = new DataInputStream(new BufferedInputStream(System.in));
         DataOutputStream out = new DataOutputStream(new BufferedOutputStream(System.out));
         // Ready: start-up (including compiling this file) is not billed to a compilation.
@@ -48,6 +52,9 @@ public final class JavacServer {
             } catch (EOFException e) {
                 return;
             }
+            String classPath = in.readUTF();
+            standard.setLocation(StandardLocation.CLASS_PATH,
+                classPath.isEmpty() ? defaultClassPath : List.of(new File(classPath)));
             List<Source> sources = new ArrayList<>();
             for (int i = 0; i < count; i++) {
                 String name = in.readUTF();

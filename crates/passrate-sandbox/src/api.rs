@@ -53,7 +53,14 @@ pub enum Program {
     /// `node SCRIPT ARGS…`.
     Node { script: String, args: Vec<String> },
     /// `javac -proc:none -d . SOURCES…` (compile errors are a non-zero exit).
-    Javac { sources: Vec<String> },
+    Javac {
+        sources: Vec<String>,
+        /// Compile against the installed Java class-data archive's JAR (first on the class
+        /// path, as in a run of one of its main classes): the trusted classes are then not
+        /// compiled again. An execution error when no archive is installed.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        archive: bool,
+    },
     /// `java -cp . MAIN_CLASS ARGS…`.
     Java {
         main_class: String,

@@ -153,8 +153,9 @@ struct Inner {
     slots: Slots,
     /// Idle warm slots (at most `slots` exist; one in use per running Python execution).
     warm: Mutex<Vec<WarmSlot>>,
-    /// Idle compiler JVMs, with the number of compilations each has served.
-    javac: Mutex<Vec<(WarmSlot, u32)>>,
+    /// Idle compiler JVMs, with the number of compilations each has served and whether its
+    /// jail binds the Java class-data archive (started after the archive was installed).
+    javac: Mutex<Vec<(WarmSlot, u32, bool)>>,
     /// Warm-compiler results by their sources.
     javac_cache: crate::javac_cache::CompileCache,
     /// Pre-started jails, ready for their hand-over, and the starts in flight.
@@ -675,11 +676,11 @@ impl Sandbox {
         {
             return self.execute_prestarted(request, key);
         }
-        if let Some(Program::Javac { sources }) = request.steps.first()
+        if let Some(Program::Javac { sources, archive }) = request.steps.first()
             && self.inner.config.java_compile_server
             && request.steps.len() > 1
         {
-            return self.execute_with_warm_javac(request, sources);
+            return self.execute_with_warm_javac(request, sources, *archive);
         }
         self.execute_fresh(request)
     }
@@ -690,7 +691,18 @@ impl Sandbox {
         &self,
         request: &ExecRequest,
         sources: &[String],
+        archive: bool,
     ) -> Result<ExecOutcome, SandboxError> {
+        let class_path = if archive {
+            let archive = self.java_archive().ok_or_else(|| {
+                SandboxError::InvalidRequest(
+                    "javac against the class-data archive, but none is installed".into(),
+                )
+            })?;
+            Some(archive.jar().display().to_string())
+        } else {
+            None
+        };
         let mut files = Vec::with_capacity(sources.len());
         for source in sources {
             let file = request
@@ -704,7 +716,7 @@ impl Sandbox {
                 })?;
             files.push(file.clone());
         }
-        let compiled = self.compile_warm(files, request.limits.setup_cpu_ms)?;
+        let compiled = self.compile_warm(files, class_path, request.limits.setup_cpu_ms)?;
         if !compiled.ok {
             return Ok(ExecOutcome {
                 status: if compiled.timed_out {
@@ -740,18 +752,28 @@ impl Sandbox {
     fn compile_warm(
         &self,
         sources: Vec<crate::api::InputFile>,
+        class_path: Option<String>,
         cpu_ms: u64,
     ) -> Result<crate::javac::CompileOutcome, SandboxError> {
         let inner = &self.inner;
-        if let Some(hit) = inner.javac_cache.get(&sources, cpu_ms) {
+        if let Some(hit) = inner
+            .javac_cache
+            .get(&sources, class_path.as_deref(), cpu_ms)
+        {
             return Ok(hit);
         }
         let idle = inner.javac.lock().unwrap_or_else(|e| e.into_inner()).pop();
-        let (mut slot, served) = match idle {
+        // A server started before the archive was installed cannot read its JAR: retire it
+        // (dropping it kills it) rather than compile without the class path.
+        let idle = idle.filter(|(_, _, binds)| *binds || class_path.is_none());
+        let (mut slot, served, binds_archive) = match idle {
             Some(s) => s,
             None => {
+                // The runs' runtimes: the jail then binds the archive, once installed.
+                let runtimes = self.run_runtimes();
+                let binds_archive = runtimes.java_archive.is_some();
                 let request = crate::javac::JavacSlotRequest {
-                    runtimes: inner.runtimes.clone(),
+                    runtimes,
                     cgroups: inner.layout.clone(),
                     uid_base: inner.config.uid_base,
                     ro_binds: inner.config.ro_binds.clone(),
@@ -760,10 +782,15 @@ impl Sandbox {
                 (
                     self.start_slot_process(Start::Javac(request), "a Java compile server")?,
                     0,
+                    binds_archive,
                 )
             }
         };
-        let request = crate::javac::CompileRequest { sources, cpu_ms };
+        let request = crate::javac::CompileRequest {
+            sources,
+            class_path,
+            cpu_ms,
+        };
         let response: std::io::Result<crate::javac::CompileResponse> =
             match wire::write_frame(slot.stdin(), &request) {
                 Ok(()) => wire::read_frame(&mut slot.stdout),
@@ -771,13 +798,15 @@ impl Sandbox {
             };
         match response {
             Ok(Ok(outcome)) => {
-                inner.javac_cache.put(&request.sources, &outcome);
+                inner
+                    .javac_cache
+                    .put(&request.sources, request.class_path.as_deref(), &outcome);
                 if keep_compiler(&inner.config, served + 1, &outcome) {
-                    inner
-                        .javac
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .push((slot, served + 1));
+                    inner.javac.lock().unwrap_or_else(|e| e.into_inner()).push((
+                        slot,
+                        served + 1,
+                        binds_archive,
+                    ));
                 }
                 Ok(outcome)
             }

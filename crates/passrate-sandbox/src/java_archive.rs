@@ -29,7 +29,7 @@ const JSA: &str = "app.jsa";
 /// Trusted inputs of a Java class-data archive. Never candidate input.
 #[derive(Clone, Debug)]
 pub struct JavaArchiveSpec {
-    /// Java sources `(file name, text)`, compiled on the host with the sandbox's `javac`
+    /// Java sources `(relative path, text)`, compiled on the host with the sandbox's `javac`
     /// (same options as the jail's) into the archive's JAR.
     pub sources: Vec<(String, String)>,
     /// The classes to archive, in `-XX:DumpLoadedClassList` format (JDK and JAR classes;
@@ -155,10 +155,19 @@ pub fn build(
     fs_err::create_dir_all(&classes).map_err(io("create the build directory"))?;
     let mut sources = Vec::new();
     for (name, text) in &spec.sources {
-        if name.contains('/') || !name.ends_with(".java") {
+        // Relative paths: sources of packages may share a file name (`org/junit/Test.java`,
+        // `org/junit/jupiter/api/Test.java`).
+        let relative = Path::new(name)
+            .components()
+            .all(|c| matches!(c, std::path::Component::Normal(_)));
+        if !relative || !name.ends_with(".java") {
             return Err(format!("bad archive source name {name:?}"));
         }
-        fs_err::write(build.join(name), text).map_err(io("write an archive source"))?;
+        let path = build.join(name);
+        if let Some(parent) = path.parent() {
+            fs_err::create_dir_all(parent).map_err(io("create an archive source directory"))?;
+        }
+        fs_err::write(&path, text).map_err(io("write an archive source"))?;
         sources.push(name.clone());
     }
     run(

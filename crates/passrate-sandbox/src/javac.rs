@@ -42,6 +42,10 @@ pub struct JavacSlotRequest {
 #[derive(Debug, Serialize, Deserialize)]
 pub struct CompileRequest {
     pub sources: Vec<InputFile>,
+    /// javac's class path (the class-data archive's JAR, bound read-only into the server's
+    /// jail); `None`: the server's default, its empty work dir.
+    #[serde(default)]
+    pub class_path: Option<String>,
     pub cpu_ms: u64,
 }
 
@@ -204,6 +208,13 @@ impl Server {
     fn compile(&mut self, req: &CompileRequest) -> CompileResponse {
         let mut msg = Vec::new();
         msg.extend_from_slice(&(req.sources.len() as u32).to_be_bytes());
+        // Java's modified UTF-8 (`readUTF`): a u16 length, then bytes; a path has no NUL.
+        let class_path = req.class_path.as_deref().unwrap_or("");
+        if class_path.len() > u16::MAX as usize || class_path.contains('\0') {
+            return Err("bad class path".into());
+        }
+        msg.extend_from_slice(&(class_path.len() as u16).to_be_bytes());
+        msg.extend_from_slice(class_path.as_bytes());
         for s in &req.sources {
             let name = s.path.as_bytes();
             if name.len() > u16::MAX as usize {

@@ -219,12 +219,19 @@ pub fn command_line(
                 data_limit: None,
             }
         }
-        Program::Javac { sources } => {
+        Program::Javac { sources, archive } => {
             let rt = need(&rts.javac, "javac")?;
             let mut argv: Vec<String> = JVM_FAST_START.iter().map(|o| format!("-J{o}")).collect();
             argv.push("-J-Xmx128m".into());
             argv.extend(javac_options().map(String::from));
             argv.extend(["-d".into(), ".".into()]);
+            if *archive {
+                let archive = rts
+                    .java_archive
+                    .as_ref()
+                    .ok_or("javac against the class-data archive, but none is installed")?;
+                argv.extend(["-cp".into(), archive.class_path()]);
+            }
             CommandLine {
                 exe: rt.path.clone(),
                 argv: with_args(rt, argv, sources),

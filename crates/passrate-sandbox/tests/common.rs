@@ -137,6 +137,7 @@ impl Jail {
         let file = format!("{class}.java");
         let mut req = ExecRequest::single(Program::Javac {
             sources: vec![file.clone()],
+            archive: false,
         });
         req.steps.push(Program::Java {
             main_class: class.into(),

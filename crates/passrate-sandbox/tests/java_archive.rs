@@ -49,6 +49,7 @@ fn spec() -> JavaArchiveSpec {
 fn probe_request(main_class: &str) -> ExecRequest {
     let mut req = ExecRequest::single(Program::Javac {
         sources: vec!["Probe.java".into()],
+        archive: false,
     });
     req.steps.push(Program::Java {
         main_class: main_class.into(),
@@ -299,4 +300,74 @@ fn installing_while_executions_start_does_not_deadlock() {
             .expect("the install finishes");
         assert!(installed);
     });
+}
+
+/// Archive sources at package paths (two files of one name), for compiling against the JAR.
+fn library_spec() -> JavaArchiveSpec {
+    let mut spec = spec();
+    spec.sources.extend([
+        (
+            "lib/a/Util.java".into(),
+            "package lib.a; public class Util { public static String name() { return \"a\"; } }"
+                .into(),
+        ),
+        (
+            "lib/b/Util.java".into(),
+            "package lib.b; public class Util { public static String name() { return \"b\"; } }"
+                .into(),
+        ),
+    ]);
+    spec
+}
+
+/// `Use` needs the archive's `lib.*` classes to compile.
+fn use_request() -> ExecRequest {
+    let mut req = ExecRequest::single(Program::Javac {
+        sources: vec!["Use.java".into()],
+        archive: true,
+    });
+    req.steps.push(Program::Java {
+        main_class: "Launch".into(),
+        args: vec![],
+    });
+    req.files.push(InputFile {
+        path: "Use.java".into(),
+        contents: b"public class Use { public static void main(String[] a) { System.out.println(lib.a.Util.name() + lib.b.Util.name()); } }".to_vec(),
+        executable: false,
+    });
+    req.stdin = b"Use\n".to_vec();
+    req
+}
+
+#[test]
+fn javac_compiles_against_the_archive_on_both_compile_paths() {
+    for warm in [true, false] {
+        let j = common::jail_with_config(|c| c.java_compile_server = warm);
+        // No archive yet: refused, never compiled without the class path.
+        assert!(j.sandbox.execute(&use_request()).is_err(), "warm {warm}");
+        if warm {
+            // A warm compiler started now cannot read the archive installed below.
+            let out = j.run(&probe_request("Probe"));
+            assert_eq!(out.status, ExecStatus::Ok, "{}", stderr(&out));
+        }
+        let archive = j
+            .sandbox
+            .install_java_archive(&library_spec())
+            .expect("builds");
+        assert!(archive.main_classes.contains(&"lib.b.Util".to_owned()));
+        for _ in 0..2 {
+            let out = j.run(&use_request());
+            assert_eq!(out.status, ExecStatus::Ok, "warm {warm}: {}", stderr(&out));
+            assert_eq!(String::from_utf8_lossy(&out.stdout), "ab\n", "warm {warm}");
+        }
+        // Without the flag the same source does not compile: the class path is per request.
+        let mut plain = use_request();
+        plain.steps[0] = Program::Javac {
+            sources: vec!["Use.java".into()],
+            archive: false,
+        };
+        let out = j.run(&plain);
+        assert_eq!(out.step, 0, "warm {warm}");
+        assert_ne!(out.status, ExecStatus::Ok, "warm {warm}");
+    }
 }

@@ -9,6 +9,7 @@ use passrate_sandbox::{ExecRequest, ExecStatus, InputFile, Program};
 fn request() -> ExecRequest {
     let mut req = ExecRequest::single(Program::Javac {
         sources: vec!["Concat.java".into()],
+        archive: false,
     });
     req.steps.push(Program::Exec {
         path: "/bin/sh".into(),
@@ -54,6 +55,7 @@ fn a_javac_step_emits_no_invokedynamic_string_concatenation() {
 fn vm_info_request() -> ExecRequest {
     let mut req = ExecRequest::single(Program::Javac {
         sources: vec!["Info.java".into()],
+        archive: false,
     });
     req.steps.push(Program::Java {
         main_class: "Info".into(),

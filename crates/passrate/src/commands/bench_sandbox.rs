@@ -64,6 +64,7 @@ fn text(path: &str, contents: &str) -> (String, Vec<u8>) {
 fn java_launcher_classes(sandbox: &Sandbox) -> anyhow::Result<Vec<(String, Vec<u8>)>> {
     let mut req = ExecRequest::single(Program::Javac {
         sources: vec!["Launch.java".into()],
+        archive: false,
     });
     req.steps.push(Program::Exec {
         path: "/bin/sh".into(),
@@ -147,6 +148,7 @@ fn cases(sandbox: &Sandbox) -> anyhow::Result<Vec<Case>> {
             steps: vec![
                 Program::Javac {
                     sources: vec!["Hello.java".into()],
+                    archive: false,
                 },
                 Program::Java {
                     main_class: "Launch".into(),

@@ -112,7 +112,10 @@ fn exec(args: ExecArgs) -> anyhow::Result<i32> {
                 .to_owned();
             let src = source(&file_name)?;
             vec![
-                Program::Javac { sources: vec![src] },
+                Program::Javac {
+                    sources: vec![src],
+                    archive: false,
+                },
                 Program::Java {
                     main_class: class,
                     args: args.args.clone(),
