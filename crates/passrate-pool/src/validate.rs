@@ -332,20 +332,7 @@ pub fn validate_task_with(
             }
         }
         let applicable = task.tests_for(*language).count();
-        let per_test: Vec<u64> = (0..applicable)
-            .map(|i| {
-                runs.iter()
-                    .filter_map(|r| r.tests.get(i).and_then(|t| t.cpu_us))
-                    .max()
-                    .unwrap_or(0)
-            })
-            .collect();
-        if per_test.iter().any(|&us| us > 0) {
-            calibrated
-                .calibration
-                .reference_test_cpu_us
-                .insert(*language, per_test);
-        }
+        calibrate(&mut calibrated, *language, applicable, &runs);
         if task.category == Category::UnitTestWriting {
             // The reference suite passed: it passes on the implementation and catches every
             // faulty variant. A suite that asserts nothing must not (else the task's faulty
@@ -384,6 +371,24 @@ pub fn validate_task_with(
         }
     }
     Ok((calibrated, cpu_ms))
+}
+
+/// Sets `task`'s per-test calibration for `language` to the largest CPU each of its
+/// `applicable` tests took over the reference's `runs` (left unset when none was measured).
+fn calibrate(task: &mut Task, language: Language, applicable: usize, runs: &[Verdict]) {
+    let per_test: Vec<u64> = (0..applicable)
+        .map(|i| {
+            runs.iter()
+                .filter_map(|r| r.tests.get(i).and_then(|t| t.cpu_us))
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    if per_test.iter().any(|&us| us > 0) {
+        task.calibration
+            .reference_test_cpu_us
+            .insert(language, per_test);
+    }
 }
 
 fn rule_names(v: &Verdict) -> Vec<&str> {
@@ -464,15 +469,13 @@ fn refactor_behaviour(exec: &dyn Executor, cache: &Cache, task: &Task) -> Result
         // could be expected to pass either (dropped when hidden), and a loop in it stops at
         // that test's budget rather than the execution's whole limit.
         let mut calibrated = task.clone();
-        let per_test: Vec<u64> = (0..task.tests_for(*language).count())
-            .map(|i| reference.tests.get(i).and_then(|t| t.cpu_us).unwrap_or(0))
-            .collect();
-        if per_test.iter().any(|&us| us > 0) {
-            calibrated
-                .calibration
-                .reference_test_cpu_us
-                .insert(*language, per_test);
-        }
+        let applicable = task.tests_for(*language).count();
+        calibrate(
+            &mut calibrated,
+            *language,
+            applicable,
+            std::slice::from_ref(&reference),
+        );
         let given_verdict = evaluate_cached(exec, cache, &calibrated, *language, given, 1)
             .map_err(|e| reject(task, format!("{language}: {e}")))?
             .remove(0);
