@@ -267,9 +267,23 @@ impl Pool {
             format_version: POOL_FORMAT_VERSION,
             task_files: Vec::new(),
         };
-        for (family, tasks) in families {
-            let rel = format!("tasks/{family}.jsonl.gz");
-            write_task_file(&staging.join(&rel), &tasks)?;
+        // Level-9 compression of the families' files is most of a save: one thread each.
+        let written: Vec<(String, Result<(), PoolError>)> = std::thread::scope(|scope| {
+            let handles: Vec<_> = families
+                .iter()
+                .map(|(family, tasks)| {
+                    let rel = format!("tasks/{family}.jsonl.gz");
+                    let path = staging.join(&rel);
+                    (rel, scope.spawn(move || write_task_file(&path, tasks)))
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|(rel, h)| (rel, h.join().expect("task file writers do not panic")))
+                .collect()
+        });
+        for (rel, result) in written {
+            result?;
             index.task_files.push(rel);
         }
         write_json(&staging.join(INDEX_FILE), &index)?;
