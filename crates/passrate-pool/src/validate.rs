@@ -70,6 +70,34 @@ pub fn eval_key(
     language: Language,
     answer: &str,
 ) -> Result<String, String> {
+    input_key(
+        cache,
+        task,
+        language,
+        answer,
+        !judged_by_call_tests(task.category),
+    )
+}
+
+/// The key [`eval_key`] gives the same code on the same tests in a call-test category: what
+/// the call tests' execution depends on, without the category's grader. A refactoring
+/// task's reference with this key runs exactly the execution its base task's reference did.
+fn call_tests_key(
+    cache: &Cache,
+    task: &Task,
+    language: Language,
+    answer: &str,
+) -> Result<String, String> {
+    input_key(cache, task, language, answer, false)
+}
+
+fn input_key(
+    cache: &Cache,
+    task: &Task,
+    language: Language,
+    answer: &str,
+    with_grader: bool,
+) -> Result<String, String> {
     let variant = task
         .variants
         .get(&language)
@@ -82,7 +110,7 @@ pub fn eval_key(
         preamble: variant.preamble.as_deref(),
         signature: &variant.signature,
         extractor_version: passrate_extract::EXTRACTOR_VERSION,
-        grader: (!judged_by_call_tests(task.category)).then_some((
+        grader: with_grader.then_some((
             task.category,
             variant,
             &task.category_data,
@@ -238,7 +266,8 @@ pub fn validate_task(
 /// of a built task in each of its languages, on exactly its tests. For those, one run
 /// through the evaluation path is the second run of the determinism check (a pass means
 /// its results equal the recorded ones under the task's comparator), so intake runs it
-/// once; every other reference runs [`RUNS`] times.
+/// once; so is a refactoring task's reference on exactly its base task's recorded tests
+/// ([`Recorded::covers`]). Every other reference runs [`RUNS`] times.
 #[derive(Clone, Debug, Default)]
 pub struct Recorded(std::collections::HashSet<String>);
 
@@ -261,6 +290,23 @@ impl Recorded {
 
     pub fn len(&self) -> usize {
         self.0.len()
+    }
+
+    /// Whether `answer` (with evaluation key `key`) is a recorded reference on its recorded
+    /// tests. A refactoring task's reference counts when its call tests are a recorded
+    /// reference's, unchanged: its grader adds only static checks to that very execution
+    /// (which the intake cache shares with the base task's evaluation).
+    fn covers(
+        &self,
+        cache: &Cache,
+        task: &Task,
+        language: Language,
+        answer: &str,
+        key: &str,
+    ) -> bool {
+        self.0.contains(key)
+            || (task.category == Category::Refactoring
+                && call_tests_key(cache, task, language, answer).is_ok_and(|k| self.0.contains(&k)))
     }
 
     pub fn is_empty(&self) -> bool {
@@ -289,7 +335,11 @@ pub fn validate_task_with(
         let answer = &variant.reference_solution;
         let key = eval_key(cache, task, *language, answer)
             .map_err(|e| reject(task, format!("{language}: {e}")))?;
-        let n = if recorded.0.contains(&key) { 1 } else { RUNS };
+        let n = if recorded.covers(cache, task, *language, answer, &key) {
+            1
+        } else {
+            RUNS
+        };
         let runs = evaluate_keyed(exec, cache, task, *language, answer, &key, n)
             .map_err(|e| reject(task, format!("{language}: {e}")))?;
         for (run, verdict) in runs.iter().enumerate() {

@@ -341,6 +341,111 @@ fn a_recorded_reference_runs_once_more_and_any_other_code_twice() {
     assert_eq!(exec.evaluations.load(Ordering::SeqCst), 2);
 }
 
+/// Counts executions of each code; a refactoring task's given code breaks a structural
+/// target, as the real grader reports it. Every test passes with its index's value.
+struct RefactorCounting {
+    given: &'static str,
+    runs: std::sync::Mutex<BTreeMap<String, usize>>,
+}
+
+impl Executor for RefactorCounting {
+    fn record_calls(
+        &self,
+        language: Language,
+        code: &str,
+        entry: &str,
+        check: &str,
+    ) -> Result<Vec<RecordedCall>, ExecError> {
+        Scripted.record_calls(language, code, entry, check)
+    }
+
+    fn run_calls(
+        &self,
+        language: Language,
+        code: &str,
+        entry: &str,
+        class: Option<&str>,
+        calls: &[Vec<Value>],
+    ) -> Result<Vec<Result<Value, ErrorInfo>>, ExecError> {
+        Scripted.run_calls(language, code, entry, class, calls)
+    }
+
+    fn evaluate(&self, task: &Task, language: Language, code: &str) -> Result<Verdict, ExecError> {
+        *self
+            .runs
+            .lock()
+            .unwrap()
+            .entry(code.to_owned())
+            .or_default() += 1;
+        let mut v = Scripted.evaluate(task, language, code)?;
+        v.tests = task
+            .tests_for(language)
+            .map(|(index, t)| passrate_schema::TestResult {
+                index,
+                visibility: t.visibility,
+                reason: Reason::Pass,
+                actual: Some(Value::int(index as i64)),
+                error: None,
+                cpu_us: Some(1_000),
+                detail: None,
+            })
+            .collect();
+        if code == self.given {
+            v.reason = Reason::GraderRule;
+            v.grader = Some(passrate_schema::GraderReport {
+                grader: "refactoring".into(),
+                failed_rules: vec![passrate_schema::RuleFailure {
+                    rule: "refactor.max_nesting_depth".into(),
+                    detail: "nested".into(),
+                }],
+                ..Default::default()
+            });
+        }
+        Ok(v)
+    }
+}
+
+#[test]
+fn a_refactoring_reference_on_its_recorded_base_tests_runs_once() {
+    let built = build_task(&Scripted, &raw(&[Language::Python]))
+        .unwrap()
+        .task;
+    let reference = built.variants[&Language::Python].reference_solution.clone();
+    let given = "def f(x):\n    if x < 0:\n        return -x\n    return abs(x)\n";
+    let refactoring = |id: &str| {
+        let mut t = built.clone();
+        t.id = id.into();
+        t.category = Category::Refactoring;
+        t.variants.get_mut(&Language::Python).unwrap().given_code = Some(given.into());
+        t
+    };
+    let same_tests = refactoring("refactor/fixture/abs/python");
+    // Other tests: the base's recording says nothing about them.
+    let mut fewer_tests = refactoring("refactor/fixture/abs-fewer/python");
+    fewer_tests.tests.truncate(1);
+    let cache = Cache::in_memory("test");
+    let recorded = passrate_pool::Recorded::from_built(&cache, [&built]);
+    let exec = RefactorCounting {
+        given,
+        runs: Default::default(),
+    };
+    let report = passrate_pool::validate_with(
+        &exec,
+        &cache,
+        vec![same_tests, fewer_tests],
+        1,
+        &recorded,
+        &|_, _, _, _| {},
+    );
+    assert_eq!(report.accepted.len(), 2, "{:?}", report.rejected);
+    let runs = exec.runs.lock().unwrap().clone();
+    // One run of the reference on the recorded tests (through the real runner it is the
+    // base task's own evaluation, from the intake cache), two on the others; the given code
+    // once on each task.
+    assert_eq!(runs.get(&reference), Some(&3), "{runs:?}");
+    assert_eq!(runs.get(given), Some(&2), "{runs:?}");
+}
+
 #[test]
 fn infrastructure_faults_are_retried_and_results_persist() {
     use std::sync::atomic::Ordering;
