@@ -387,13 +387,17 @@ pub fn read_task_file(path: &Path) -> Result<Vec<(usize, Task)>, PoolError> {
 fn write_task_file(path: &Path, tasks: &[&Task]) -> Result<(), PoolError> {
     let file = fs_err::File::create(path)?;
     // Level 9 and no timestamp/name in the header: the bytes depend on the content only.
-    let mut gz = flate2::GzBuilder::new()
+    let gz = flate2::GzBuilder::new()
         .mtime(0)
         .write(file, Compression::best());
+    // serde_json writes in small pieces, and each write into the encoder prepares (zeroes)
+    // its whole output buffer: buffered, a save of the pool spent ~7 s of CPU in memset.
+    let mut buffered = std::io::BufWriter::with_capacity(1 << 20, gz);
     for task in tasks {
-        serde_json::to_writer(&mut gz, task).map_err(std::io::Error::other)?;
-        gz.write_all(b"\n")?;
+        serde_json::to_writer(&mut buffered, task).map_err(std::io::Error::other)?;
+        buffered.write_all(b"\n")?;
     }
+    let gz = buffered.into_inner().map_err(|e| e.into_error())?;
     let file: fs_err::File = GzEncoder::finish(gz)?;
     file.sync_all()?;
     Ok(())
