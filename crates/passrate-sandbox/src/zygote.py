@@ -139,7 +139,7 @@ def load_trusted(body):
     except Exception:
         return
     # Its set-up runs here once, before any request exists, instead of in every child (the
-    # harness's: ~40 page copies and ~0.2 ms of CPU per execution). Trusted code only: no
+    # harness's: ~25 page faults and ~0.1 ms of CPU per execution). Trusted code only: no
     # candidate code ever runs in this process, so what the module holds was touched by
     # nothing but the host's program, and each child gets a fresh copy of it. A program
     # without `__passrate_main__`, or whose set-up fails, runs its code in each child.
