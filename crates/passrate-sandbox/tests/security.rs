@@ -802,3 +802,60 @@ fn trusted_bytecode_runs_only_for_exactly_its_bytes() {
     assert_eq!(seen, ["A", "B", "A", "B", "A", "B"]);
     j.assert_nothing_survives();
 }
+
+#[test]
+fn a_prepared_trusted_program_starts_each_execution_from_the_fork_servers_copy() {
+    // The fork server runs a trusted program's set-up once; each execution's child only
+    // calls its `__passrate_main__`. The set-up must have run in another process (the fork
+    // server, before any request), and whatever an execution changes in the prepared
+    // module or in the objects its set-up made must not reach the next execution.
+    let j = common::jail_with(CgroupPreference::Auto, 1);
+    let program = "import os, sys\n\
+        def _prepare():\n\
+        \x20   made_in = os.getpid()\n\
+        \x20   seen = []\n\
+        \x20   def main():\n\
+        \x20       seen.append(1)\n\
+        \x20       g = sys.modules['__main__'].__dict__\n\
+        \x20       g['runs'] = g.get('runs', 0) + 1\n\
+        \x20       print('prepared', made_in != os.getpid(), len(seen), g['runs'], __name__, open(sys.argv[1]).read())\n\
+        \x20   return main\n\
+        if __name__ == '__passrate_prepare__':\n\
+        \x20   __passrate_main__ = _prepare()\n\
+        else:\n\
+        \x20   print('unprepared')\n";
+    let pyc = host_pyc(program);
+    j.sandbox.trust_python_bytecode(pyc.clone());
+    let run = |i: usize| {
+        let mut req = common::python_request("");
+        req.files.push(InputFile {
+            path: "main.pyc".into(),
+            contents: pyc.clone(),
+            executable: false,
+        });
+        req.files.push(InputFile {
+            path: "input.txt".into(),
+            contents: format!("request-{i}").into_bytes(),
+            executable: false,
+        });
+        if let Program::Python { script, args } = &mut req.steps[0] {
+            *script = "main.pyc".into();
+            args.push("input.txt".into());
+        }
+        let out = j.run(&req);
+        assert_eq!(out.status, ExecStatus::Ok, "{out:?}");
+        stdout(&out).trim().to_owned()
+    };
+    // The first execution's spare was forked before the registration reached the slot.
+    let seen: Vec<String> = (0..6).map(run).collect();
+    let early = seen.iter().take_while(|s| *s == "unprepared").count();
+    assert!(early <= 2, "{seen:?}");
+    for (i, s) in seen.iter().enumerate().skip(early) {
+        assert_eq!(
+            *s,
+            format!("prepared True 1 1 __main__ request-{i}"),
+            "{seen:?}"
+        );
+    }
+    j.assert_nothing_survives();
+}
