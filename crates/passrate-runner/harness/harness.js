@@ -10,7 +10,9 @@ const fs = require('fs');
 const path = require('path');
 const vm = require('vm');
 const url = require('url');
-const Module = require('module');
+// The CommonJS loader itself (what `require('module')` returns), without loading the public
+// `module` module's source-map helpers (~0.8 ms of CPU per execution).
+const Module = module.constructor;
 const writeSync = fs.writeSync;
 const readFileSync = fs.readFileSync;
 const writeFileSync = fs.writeFileSync;

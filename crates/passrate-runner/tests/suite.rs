@@ -325,3 +325,21 @@ fn javascript_assert_loads_with_the_real_stderr_kept_for_the_tests() {
     );
     assert!(o.stop.is_none(), "{o:?}");
 }
+
+#[test]
+fn javascript_tests_cannot_replace_how_the_harness_runs_the_next_test() {
+    // Each test is entered through a script the harness compiled and a global function the
+    // tests can neither overwrite, redefine nor shadow, with the vm method captured before
+    // the tests loaded: a later test still runs, fails and is stopped by its budget.
+    let tests = "const test = require('node:test');\nconst assert = require('node:assert');\nconst vm = require('node:vm');\nconst skipIt = () => Promise.resolve();\n\ntest('tamper', () => {\n  try { globalThis.__passrate_run_test = skipIt; } catch (e) {}\n  try { Object.defineProperty(globalThis, '__passrate_run_test', { value: skipIt }); } catch (e) {}\n  try { vm.runInThisContext('let __passrate_run_test = () => Promise.resolve();'); } catch (e) {}\n  try { vm.Script.prototype.runInThisContext = skipIt; } catch (e) {}\n  try { Object.getPrototypeOf(vm.Script.prototype).runInContext = skipIt; } catch (e) {}\n});\ntest('fails', () => { assert.strictEqual(add(1, 1), 3); });\ntest('loop', () => { for (;;) {} });\n";
+    let o = run(Language::Javascript, JS_IMPL, tests);
+    assert_eq!(
+        names(&o),
+        vec![
+            ("tamper", Reason::Pass),
+            ("fails", Reason::WrongAnswer),
+            ("loop", Reason::Timeout)
+        ],
+        "{o:?}"
+    );
+}
