@@ -64,6 +64,14 @@ ObjectDefineProperty(globalThis, '__passrate_run_test', {
   writable: false, configurable: false, enumerable: false,
 });
 const runTestScript = new vm.Script('__passrate_run_test()', { filename: 'passrate-suite' });
+// The native method's arguments are Node 20's. A runtime whose method takes others must not
+// run or fail tests through it: checked once here, before `hello`, so that a mismatch is the
+// harness failing to start (an infrastructure fault, retried), never a verdict on a suite.
+current = function () { return 'passrate-probe'; };
+if (ReflectApply(ScriptRunInContext, runTestScript, [null, 1000, true, false, false]) !== 'passrate-probe') {
+  throw new Error('passrate suite harness: vm.Script runInContext does not take Node 20 arguments');
+}
+current = null;
 
 const data = readFileSync(3);
 closeSync(3);
