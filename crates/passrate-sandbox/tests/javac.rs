@@ -187,6 +187,13 @@ const CORPUS: &[(&str, &[(&str, &str)])] = &[
         )],
     ),
     (
+        "names_a_class_of_that_package",
+        &[(
+            "Solution.java",
+            "import foo.bar.Q;\npublic class Solution { public static int f() { return foo.bar.Solution.f() + new Q().hashCode(); } }\n",
+        )],
+    ),
+    (
         "in_java_lang",
         &[(
             "Solution.java",
