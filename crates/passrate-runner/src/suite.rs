@@ -848,4 +848,177 @@ mod tests {
             matches!(&l.steps[1], Program::Java { main_class, .. } if main_class == JAVA_SUITE_CLASS)
         );
     }
+
+    /// The three suites the class list is made from (its header): plain static tests, JUnit 5
+    /// and JUnit 4, passing and failing, with the implementation they test.
+    const CLASS_LIST_IMPLEMENTATION: &str = "import java.util.*;\n\
+        class Solution {\n\
+          public int add(int a, int b) { return a + b; }\n\
+          public List<Integer> twice(List<Integer> xs) { List<Integer> r = new ArrayList<>(); for (int x : xs) r.add(2 * x); return r; }\n\
+        }\n";
+    const CLASS_LIST_SUITES: &[(&str, &str, &str)] = &[
+        (
+            "PlainTest",
+            "import java.util.*;\n\
+             public class PlainTest {\n\
+               static void testAdd() { assert new Solution().add(1, 2) == 3; }\n\
+               static void testTwice() { Map<String, Integer> m = new HashMap<>(); m.put(\"a\", 1); \
+             assert new Solution().twice(Arrays.asList(1, 2)).equals(List.of(2, 4)) && m.get(\"a\") == 1; }\n\
+               static void testWrong() { assert new Solution().add(2, 2) == 5 : \"2+2\"; }\n\
+               static void testThrows() { throw new IllegalStateException(\"boom\"); }\n\
+             }\n",
+            "PlainTest.testAdd",
+        ),
+        (
+            "AddTest",
+            "import org.junit.jupiter.api.Test;\n\
+             import static org.junit.jupiter.api.Assertions.*;\n\
+             class AddTest {\n\
+               @Test void adds() { assertEquals(3, new Solution().add(1, 2)); assertTrue(true); assertFalse(false); }\n\
+               @Test void wrong() { assertEquals(5, new Solution().add(2, 2), \"2+2\"); }\n\
+               @Test void throwsNothing() { assertThrows(ArithmeticException.class, () -> new Solution().add(1, 1)); }\n\
+               @Test void throwsIt() { assertThrows(ArithmeticException.class, () -> { int z = 0; int x = 1 / z; }); }\n\
+             }\n",
+            "AddTest.adds",
+        ),
+        (
+            "AddTest4",
+            "import org.junit.Test;\n\
+             import static org.junit.Assert.*;\n\
+             public class AddTest4 {\n\
+               @Test public void adds() { assertEquals(\"sum\", 3, new Solution().add(1, 2)); assertTrue(true); }\n\
+               @Test public void delta() { assertEquals(\"near\", 3.0, (double) new Solution().add(1, 2), 1e-9); }\n\
+               @Test public void wrong() { assertEquals(\"2+2\", 5, new Solution().add(2, 2)); }\n\
+               @Test public void throwsIt() { assertThrows(ArithmeticException.class, () -> { int z = 0; int x = 1 / z; }); }\n\
+             }\n",
+            "AddTest4.adds",
+        ),
+    ];
+
+    /// The archive's class list covers what suite runs load (the file's header says how it is
+    /// made): a class missing from it (a JDK class, or a harness or stand-in class) is parsed
+    /// at every run. The list is JDK 17's; other JDKs skip the check. With
+    /// `PASSRATE_WRITE_SUITE_CLASSLIST=FILE`, the merged runs' classes are written to FILE.
+    #[test]
+    fn the_java_class_list_covers_suite_runs() {
+        use std::process::Command;
+        let Ok(version) = Command::new("java").arg("-version").output() else {
+            eprintln!("no java: skipped");
+            return;
+        };
+        if !String::from_utf8_lossy(&version.stderr).contains("version \"17.") {
+            eprintln!("not JDK 17: skipped");
+            return;
+        }
+        let dir = tempfile::tempdir().expect("temp dir");
+        let d = dir.path();
+        // The archive's JAR, as the sandbox builds it: harness, suite harness, stand-ins.
+        let src = d.join("src");
+        let mut sources = vec![
+            (
+                "PassrateHarness.java".to_owned(),
+                crate::harness::JAVA_HARNESS.to_owned(),
+            ),
+            ("PassrateSuite.java".to_owned(), JAVA_SUITE.to_owned()),
+        ];
+        sources.extend(
+            JUNIT_STANDIN
+                .iter()
+                .map(|(p, t)| ((*p).to_owned(), (*t).to_owned())),
+        );
+        for (path, text) in &sources {
+            let file = src.join(path);
+            fs_err::create_dir_all(file.parent().expect("parent")).expect("mkdir");
+            fs_err::write(&file, text).expect("write");
+        }
+        let javac = Command::new("javac")
+            .current_dir(&src)
+            .args(passrate_sandbox::runtimes::javac_options())
+            .args(["-d", "../classes"])
+            .args(sources.iter().map(|(p, _)| p.as_str()))
+            .output()
+            .expect("javac runs");
+        assert!(javac.status.success(), "{javac:?}");
+        let jar = Command::new("jar")
+            .current_dir(d)
+            .args(["cf", "app.jar", "-C", "classes", "."])
+            .output()
+            .expect("jar runs");
+        assert!(jar.status.success(), "{jar:?}");
+        let listed: std::collections::HashSet<&str> = JAVA_SUITE_CLASS_LIST
+            .lines()
+            .chain(crate::harness::JAVA_HARNESS_CLASS_LIST.lines())
+            .filter(|l| !l.starts_with('#') && !l.starts_with('@'))
+            .collect();
+        let mut loaded: Vec<String> = Vec::new();
+        let mut missing = Vec::new();
+        for (n, (class, tests, passing)) in CLASS_LIST_SUITES.iter().enumerate() {
+            let run = d.join(format!("run{n}"));
+            fs_err::create_dir_all(&run).expect("mkdir");
+            fs_err::write(run.join("Solution.java"), CLASS_LIST_IMPLEMENTATION).expect("write");
+            fs_err::write(run.join(format!("{class}.java")), tests).expect("write");
+            let request = format!(
+                r#"{{"nonce":"n","mode":"suite","entry":"add","class":"Solution","file":"Solution.java","tests_file":"{class}.java","test_classes":["{class}"],"test_cpu_ms":2000}}"#
+            );
+            fs_err::write(run.join("request.json"), request).expect("write");
+            let javac = Command::new("javac")
+                .current_dir(&run)
+                .args(passrate_sandbox::runtimes::javac_options())
+                .args(["-cp", "../app.jar", "-d", ".", "Solution.java"])
+                .arg(format!("{class}.java"))
+                .output()
+                .expect("javac runs");
+            assert!(javac.status.success(), "{javac:?}");
+            let dump = run.join("run.lst");
+            let out = Command::new("/bin/sh")
+                .current_dir(&run)
+                .arg("-c")
+                .arg(r#"exec "$@" 3<request.json 4>frames"#)
+                .arg("sh")
+                .arg("java")
+                .args(passrate_sandbox::runtimes::java_run_options(30))
+                .arg(format!("-XX:DumpLoadedClassList={}", dump.display()))
+                .args(["-cp", "../app.jar:.", JAVA_SUITE_CLASS])
+                .output()
+                .expect("java runs");
+            assert!(out.status.success(), "{out:?}");
+            let frames = fs_err::read_to_string(run.join("frames")).expect("frames");
+            // Every test ran (one passing, one failing at least) and the suite ended.
+            assert!(frames.contains(&format!("\"{passing}\"")), "{frames}");
+            assert!(frames.contains(r#"{"case":0,"ok":null"#), "{frames}");
+            assert!(
+                frames.contains(r#""error":{"kind":"AssertionError""#),
+                "{frames}"
+            );
+            assert!(frames.contains(r#"{"done":null}"#), "{frames}");
+            for line in fs_err::read_to_string(&dump).expect("class list").lines() {
+                let name = line.split(' ').next().unwrap_or_default();
+                // `@lambda-proxy CALLER ...`: the class whose lambda it is.
+                let owner = if name == "@lambda-proxy" {
+                    line.split(' ').nth(1).unwrap_or_default()
+                } else {
+                    name
+                };
+                if line.starts_with('#')
+                    || owner.starts_with("Solution")
+                    || owner.starts_with(class)
+                    || loaded.iter().any(|l| l == line)
+                {
+                    continue;
+                }
+                loaded.push(line.to_owned());
+                if !line.starts_with('@') && !listed.contains(name) {
+                    missing.push(name.to_owned());
+                }
+            }
+        }
+        if let Some(path) = std::env::var_os("PASSRATE_WRITE_SUITE_CLASSLIST") {
+            fs_err::write(path, loaded.join("\n") + "\n").expect("write the class list");
+        }
+        assert!(
+            missing.is_empty(),
+            "suite runs load classes PassrateSuite.classlist lacks (regenerate it as its \
+             header says): {missing:?}"
+        );
+    }
 }

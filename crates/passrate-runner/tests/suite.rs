@@ -343,3 +343,37 @@ fn javascript_tests_cannot_replace_how_the_harness_runs_the_next_test() {
         "{o:?}"
     );
 }
+
+#[test]
+fn the_java_suite_times_tests_without_java_management() {
+    // Regression: ThreadMXBean's start-up (platform MBean providers, streams, lambda
+    // bootstraps, libmanagement) cost each suite JVM ~15 ms of CPU. The suite harness reads
+    // each test thread's clock from /proc (`PassrateSuite.Clock`); the budget still binds
+    // (`a_test_over_its_budget_times_out_and_stops_the_suite`).
+    let tests = "import java.nio.file.*;\n\
+        public class ClockTest {\n\
+          static void testManagement() throws Exception {\n\
+            for (String line : Files.readAllLines(Paths.get(\"/proc/self/maps\"))) {\n\
+              if (line.endsWith(\"/libmanagement.so\")) throw new AssertionError(\"libmanagement is mapped\");\n\
+            }\n\
+          }\n\
+          static void testWork() {\n\
+            long s = 0;\n\
+            for (int r = 0; r < 40; r++) for (int i = 0; i < 1_000_000; i++) s += (i ^ r) % 7;\n\
+            if (s == 42) throw new AssertionError();\n\
+          }\n\
+        }\n";
+    let o = run(Language::Java, JAVA_IMPL, tests);
+    assert_eq!(
+        names(&o),
+        vec![
+            ("ClockTest.testManagement", Reason::Pass),
+            ("ClockTest.testWork", Reason::Pass)
+        ],
+        "{o:?}"
+    );
+    // The clock follows the work: tens of millions of loop steps read more CPU than a
+    // scan of a short file (a clock that cannot be read reports 0 for both).
+    let cpu: Vec<u64> = o.cases.iter().map(|c| c.cpu_us.unwrap_or(0)).collect();
+    assert!(cpu[1] > 0 && cpu[1] > cpu[0], "{cpu:?}");
+}

@@ -4,13 +4,34 @@
 // Protocol on stdin/stdout, big-endian (DataInput/DataOutput):
 //   request:  u32 count, UTF class path ("": the default), then per source: UTF name,
 //             u32 length, bytes
-//   response: u8 ok (1/0), u32 length + diagnostics bytes, u32 count, then per class:
+//   response: u8 ok (1/0), u8 reused (1: compiled in a reused context), u32 length +
+//             diagnostics bytes, u32 count, then per class:
 //             UTF relative path ("pkg/Name.class"), u32 length, bytes
+//
+// Compiler state is reused (JDK-internal JavacTaskPool, as JShell does) only under checks;
+// the argument is in passrate-sandbox/AGENTS.md ("Warm javac reuse"). In short: a request
+// compiles in a pooled context only if that context's symbol table holds nothing any source
+// entered; the context goes back to the pool only after an error-free compilation of
+// sources without a package declaration, with every class it generated removed from the
+// symbol table; anything else (errors, a crash, an exception, a dirty table) drops the
+// context, and a dirty table or a crash means the request is compiled again by a fresh task.
+// Argument "fresh": every request by a fresh task, as before reuse (tests compare the two).
 import java.io.*;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.*;
 import javax.tools.*;
+import com.sun.source.tree.CompilationUnitTree;
+import com.sun.source.util.TaskEvent;
+import com.sun.source.util.TaskListener;
+import com.sun.tools.javac.api.BasicJavacTask;
+import com.sun.tools.javac.api.JavacTaskImpl;
+import com.sun.tools.javac.api.JavacTaskPool;
+import com.sun.tools.javac.code.Symbol;
+import com.sun.tools.javac.code.Symtab;
+import com.sun.tools.javac.main.Main;
+import com.sun.tools.javac.util.Context;
+import com.sun.tools.javac.util.Log;
 
 public final class JavacServer {
     static final class Source extends SimpleJavaFileObject {
@@ -34,12 +55,161 @@ public final class JavacServer {
         @Override public OutputStream openOutputStream() { return bytes; }
     }
 
+    // -XDstringConcat=inline: `a + b` as StringBuilder calls, not invokedynamic, whose
+    // first bootstrap costs a short-lived JVM tens of ms (see runtimes.rs).
+    static final List<String> OPTIONS = List.of("-proc:none", "-nowarn", "-encoding", "UTF-8", "-Xlint:none",
+            "-XDstringConcat=inline");
+
+    record Outcome(boolean ok, String diagnostics, List<ClassOut> classes, boolean reused) {}
+
+    /** Thrown by a pooled task's worker: the pool then drops the context. */
+    static final class Drop extends RuntimeException {
+        final Outcome kept;
+        Drop(Outcome kept) { super(null, null, false, false); this.kept = kept; }
+    }
+
+    /**
+     * Pooled contexts for one class path. Its file managers are fixed for the contexts' life:
+     * javac's singletons (ClassWriter, ClassFinder) keep the manager of the context's first task,
+     * and its packages keep what the class path listed. Output goes to the current request's list.
+     */
+    static final class Lane {
+        final StandardJavaFileManager standard;
+        final JavacTaskPool pool = new JavacTaskPool(1);
+        List<ClassOut> sink = new ArrayList<>();
+        /** The pool holds a context that served an earlier request. */
+        boolean used;
+        final JavaFileManager manager;
+        Lane(JavaCompiler compiler, Iterable<? extends File> classPath) throws IOException {
+            standard = compiler.getStandardFileManager(null, Locale.ROOT, StandardCharsets.UTF_8);
+            standard.setLocation(StandardLocation.CLASS_PATH, classPath);
+            manager = new ForwardingJavaFileManager<JavaFileManager>(standard) {
+                @Override
+                public JavaFileObject getJavaFileForOutput(Location location, String className, JavaFileObject.Kind kind, FileObject sibling) {
+                    ClassOut c = new ClassOut(className);
+                    sink.add(c);
+                    return c;
+                }
+            };
+        }
+    }
+
+    // JDK 17's JavacTaskPool gives a reused Log a diagnostic listener that looks up the task's
+    // listener and fails (NullPointerException) when there is none: reset to what a fresh Log
+    // has. Null if this JDK has no such field: then every request gets a fresh task.
+    static final java.lang.reflect.Field LOG_LISTENER = logListener();
+
+    static java.lang.reflect.Field logListener() {
+        try {
+            java.lang.reflect.Field f = Log.class.getDeclaredField("diagListener");
+            f.setAccessible(true);
+            return f;
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    /**
+     * True if no class entered from a source (of any earlier request) is left in the table.
+     * A class read from a class file has its class file set (ClassReader also sets its source
+     * file, from the SourceFile attribute); one entered from a source has a source file and no
+     * class file, or our source as its file.
+     */
+    static boolean clean(Symtab syms) {
+        for (Symbol.ClassSymbol c : syms.getAllClasses()) {
+            if (fromSource(c)) return false;
+        }
+        Symbol.PackageSymbol unnamed = syms.unnamedModule.unnamedPackage;
+        if (unnamed.members_field != null) {
+            for (Symbol m : unnamed.members_field.getSymbols()) {
+                if (!(m instanceof Symbol.ClassSymbol c) || fromSource(c) || c.classfile == null) return false;
+            }
+        }
+        return true;
+    }
+
+    static boolean fromSource(Symbol.ClassSymbol c) {
+        if (c.classfile != null && c.classfile.getKind() != JavaFileObject.Kind.CLASS) return true;
+        if (c.sourcefile != null && (c.classfile == null || "string".equals(c.sourcefile.toUri().getScheme()))) return true;
+        return false;
+    }
+
+    /** A pooled compilation, or null: the request must be compiled by a fresh task. */
+    static Outcome pooled(Lane lane, List<Source> sources) {
+        lane.sink = new ArrayList<>();
+        StringWriter diagnostics = new StringWriter();
+        boolean reused = lane.used;
+        lane.used = true;
+        try {
+            return lane.pool.getTask(diagnostics, lane.manager, null, OPTIONS, null, sources, t -> {
+                Context context = ((BasicJavacTask) t).getContext();
+                Symtab syms = Symtab.instance(context);
+                if (!clean(syms)) throw new Drop(null);
+                try {
+                    LOG_LISTENER.set(Log.instance(context), null);
+                } catch (IllegalAccessException e) {
+                    throw new Drop(null);
+                }
+                List<CompilationUnitTree> units = new ArrayList<>();
+                List<Symbol.ClassSymbol> generated = new ArrayList<>();
+                t.addTaskListener(new TaskListener() {
+                    @Override public void finished(TaskEvent e) {
+                        if (e.getKind() == TaskEvent.Kind.PARSE) units.add(e.getCompilationUnit());
+                        if (e.getKind() == TaskEvent.Kind.GENERATE) generated.add((Symbol.ClassSymbol) e.getTypeElement());
+                    }
+                });
+                Main.Result result = ((JavacTaskImpl) t).doCall();
+                if (result != Main.Result.OK && result != Main.Result.ERROR) throw new Drop(null);
+                Outcome outcome = new Outcome(result == Main.Result.OK, diagnostics.toString(), lane.sink, reused);
+                boolean packaged = units.stream().anyMatch(u -> u.getPackage() != null);
+                if (result != Main.Result.OK || packaged) throw new Drop(outcome);
+                // The pool removes only the top-level classes it finds in the (by now lowered)
+                // trees, and leaves them in their package's scope: remove every class this
+                // request generated from both; `clean` checks the result at the next request.
+                for (Symbol.ClassSymbol c : generated) {
+                    syms.removeClass(c.packge().modle, c.flatname);
+                    if (c.owner instanceof Symbol.PackageSymbol p && p.members_field != null) p.members_field.remove(c);
+                }
+                return outcome;
+            });
+        } catch (Drop d) {
+            lane.used = false;
+            return d.kept;
+        } catch (RuntimeException | LinkageError e) {
+            lane.used = false;
+            return null;
+        }
+    }
+
+    static Outcome fresh(JavaCompiler compiler, StandardJavaFileManager standard, List<Source> sources) {
+        List<ClassOut> classes = new ArrayList<>();
+        JavaFileManager manager = new ForwardingJavaFileManager<JavaFileManager>(standard) {
+            @Override
+            public JavaFileObject getJavaFileForOutput(Location location, String className, JavaFileObject.Kind kind, FileObject sibling) {
+                ClassOut c = new ClassOut(className);
+                classes.add(c);
+                return c;
+            }
+        };
+        StringWriter diagnostics = new StringWriter();
+        boolean ok;
+        try {
+            ok = compiler.getTask(diagnostics, manager, null, OPTIONS, null, sources).call();
+        } catch (RuntimeException e) {
+            ok = false;
+            diagnostics.write("javac crashed: " + e);
+        }
+        return new Outcome(ok, diagnostics.toString(), classes, false);
+    }
+
     public static void main(String[] args) throws Exception {
+        boolean reuse = LOG_LISTENER != null && !(args.length > 0 && args[0].equals("fresh"));
         JavaCompiler compiler = ToolProvider.getSystemJavaCompiler();
         StandardJavaFileManager standard = compiler.getStandardFileManager(null, Locale.ROOT, StandardCharsets.UTF_8);
         // Set per request on the shared file manager, so one request's class path never
         // stays for the next.
         Iterable<? extends File> defaultClassPath = standard.getLocation(StandardLocation.CLASS_PATH);
+        Map<String, Lane> lanes = new HashMap<>();
         DataInputStream in = new DataInputStream(new BufferedInputStream(System.in));
         DataOutputStream out = new DataOutputStream(new BufferedOutputStream(System.out));
         // Ready: start-up (including compiling this file) is not billed to a compilation.
@@ -53,8 +223,8 @@ public final class JavacServer {
                 return;
             }
             String classPath = in.readUTF();
-            standard.setLocation(StandardLocation.CLASS_PATH,
-                classPath.isEmpty() ? defaultClassPath : List.of(new File(classPath)));
+            Iterable<? extends File> path = classPath.isEmpty() ? defaultClassPath : List.of(new File(classPath));
+            standard.setLocation(StandardLocation.CLASS_PATH, path);
             List<Source> sources = new ArrayList<>();
             for (int i = 0; i < count; i++) {
                 String name = in.readUTF();
@@ -62,34 +232,30 @@ public final class JavacServer {
                 in.readFully(data);
                 sources.add(new Source(name, new String(data, StandardCharsets.UTF_8)));
             }
-            List<ClassOut> classes = new ArrayList<>();
-            JavaFileManager manager = new ForwardingJavaFileManager<JavaFileManager>(standard) {
-                @Override
-                public JavaFileObject getJavaFileForOutput(Location location, String className, JavaFileObject.Kind kind, FileObject sibling) {
-                    ClassOut c = new ClassOut(className);
-                    classes.add(c);
-                    return c;
+            Outcome outcome = null;
+            if (reuse) {
+                Lane lane = lanes.get(classPath);
+                if (lane == null) {
+                    if (lanes.size() >= 4) lanes.clear();
+                    try {
+                        lane = new Lane(compiler, path);
+                        lanes.put(classPath, lane);
+                    } catch (IOException e) {
+                        lane = null;
+                    }
                 }
-            };
-            StringWriter diagnostics = new StringWriter();
-            // -XDstringConcat=inline: `a + b` as StringBuilder calls, not invokedynamic, whose
-            // first bootstrap costs a short-lived JVM tens of ms (see runtimes.rs).
-            List<String> options = List.of("-proc:none", "-nowarn", "-encoding", "UTF-8", "-Xlint:none",
-                    "-XDstringConcat=inline");
-            boolean ok;
-            try {
-                ok = compiler.getTask(diagnostics, manager, null, options, null, sources).call();
-            } catch (RuntimeException e) {
-                ok = false;
-                diagnostics.write("javac crashed: " + e);
+                if (lane != null) outcome = pooled(lane, sources);
             }
-            byte[] diag = diagnostics.toString().getBytes(StandardCharsets.UTF_8);
+            if (outcome == null) outcome = fresh(compiler, standard, sources);
+            boolean ok = outcome.ok();
+            byte[] diag = outcome.diagnostics().getBytes(StandardCharsets.UTF_8);
             out.writeByte(ok ? 1 : 0);
+            out.writeByte(outcome.reused() ? 1 : 0);
             out.writeInt(diag.length);
             out.write(diag);
-            out.writeInt(ok ? classes.size() : 0);
+            out.writeInt(ok ? outcome.classes().size() : 0);
             if (ok) {
-                for (ClassOut c : classes) {
+                for (ClassOut c : outcome.classes()) {
                     byte[] b = c.bytes.toByteArray();
                     out.writeUTF(c.path);
                     out.writeInt(b.length);

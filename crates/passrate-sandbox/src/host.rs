@@ -58,6 +58,10 @@ pub struct SandboxConfig {
     /// Bytes of warm-compiler results kept for reuse by byte-identical sources (0: none);
     /// see `javac_cache.rs` for why that is sound.
     pub javac_cache_bytes: usize,
+    /// Let the warm compiler reuse javac's compiler state between compilations where that is
+    /// checked to give what a fresh compilation gives (`JavacServer.java`; the argument is in
+    /// AGENTS.md). Off: a fresh javac task per compilation.
+    pub javac_reuse_context: bool,
     /// Pre-started jails kept ready per kind of execution that opts in
     /// (`ExecRequest::prestart`); 0 runs those in fresh jails started on demand.
     pub prestarted: usize,
@@ -115,6 +119,7 @@ impl Default for SandboxConfig {
             javac_recycle_after: 20_000,
             javac_recycle_memory_bytes: 384 << 20,
             javac_cache_bytes: 32 << 20,
+            javac_reuse_context: true,
             prestarted: std::thread::available_parallelism().map_or(2, |n| n.get()),
         }
     }
@@ -158,6 +163,8 @@ struct Inner {
     javac: Mutex<Vec<(WarmSlot, u32, bool)>>,
     /// Warm-compiler results by their sources.
     javac_cache: crate::javac_cache::CompileCache,
+    /// Compilations the warm compilers served in reused javac state (not cache hits).
+    javac_reused: std::sync::atomic::AtomicU64,
     /// Pre-started jails, ready for their hand-over, and the starts in flight.
     prestart: Arc<PrestartPool>,
     /// The Java class-data archive, once installed (its directory is removed on drop).
@@ -501,6 +508,7 @@ impl Sandbox {
                 warm,
                 javac,
                 javac_cache,
+                javac_reused: std::sync::atomic::AtomicU64::new(0),
                 prestart,
                 java_archive: RwLock::new(None),
                 java_archive_install: Mutex::new(()),
@@ -623,6 +631,14 @@ impl Sandbox {
         if trusted.len() < MAX_TRUSTED_PYTHON && !trusted.contains(&blob) {
             trusted.push(blob);
         }
+    }
+
+    /// How many compilations the warm compilers have served in javac state reused from an
+    /// earlier compilation (`SandboxConfig::javac_reuse_context`); cache hits not counted.
+    pub fn javac_reused_compilations(&self) -> u64 {
+        self.inner
+            .javac_reused
+            .load(std::sync::atomic::Ordering::Relaxed)
     }
 
     pub fn cgroup_layout(&self) -> &Layout {
@@ -778,6 +794,7 @@ impl Sandbox {
                     uid_base: inner.config.uid_base,
                     ro_binds: inner.config.ro_binds.clone(),
                     root_mountpoint: crate::jail::default_root_mountpoint().to_path_buf(),
+                    reuse_context: inner.config.javac_reuse_context,
                 };
                 (
                     self.start_slot_process(Start::Javac(request), "a Java compile server")?,
@@ -798,6 +815,11 @@ impl Sandbox {
             };
         match response {
             Ok(Ok(outcome)) => {
+                if outcome.reused_context {
+                    inner
+                        .javac_reused
+                        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                }
                 inner
                     .javac_cache
                     .put(&request.sources, request.class_path.as_deref(), &outcome);
@@ -1119,6 +1141,7 @@ mod tests {
             cpu_us: 20_000,
             wall_us: 20_000,
             server_memory_bytes,
+            reused_context: false,
         }
     }
 

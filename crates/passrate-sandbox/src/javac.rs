@@ -5,7 +5,9 @@
 //! touch a disk. A compilation over its CPU budget kills the server (the host starts a new
 //! one), and the host retires a server whose memory grew past a bound (or, as a backstop,
 //! after many compilations) to bound its caches. Retiring is not free: a new server pays
-//! its JIT warm-up again (see `SandboxConfig::javac_recycle_after`).
+//! its JIT warm-up again (see `SandboxConfig::javac_recycle_after`). Between compilations the
+//! server reuses javac's compiler state where its checks find that sound, and compiles fresh
+//! otherwise (`JavacServer.java`; AGENTS.md, "Warm javac reuse").
 
 use std::ffi::CString;
 use std::io::{self, Read, Write};
@@ -36,7 +38,25 @@ pub struct JavacSlotRequest {
     pub uid_base: u32,
     pub ro_binds: Vec<PathBuf>,
     pub root_mountpoint: PathBuf,
+    /// Reuse javac's compiler state where checked sound (`JavacServer.java`); off: the server
+    /// gives every request a fresh task.
+    #[serde(default = "yes")]
+    pub reuse_context: bool,
 }
+
+fn yes() -> bool {
+    true
+}
+
+/// The JDK-internal packages `JavacServer` uses to reuse compiler state (`JavacTaskPool`, the
+/// symbol table it checks, the result of a call) and the one field it resets by reflection.
+const JDK_INTERNALS: &[&str] = &[
+    "--add-exports=jdk.compiler/com.sun.tools.javac.api=ALL-UNNAMED",
+    "--add-exports=jdk.compiler/com.sun.tools.javac.code=ALL-UNNAMED",
+    "--add-exports=jdk.compiler/com.sun.tools.javac.main=ALL-UNNAMED",
+    "--add-exports=jdk.compiler/com.sun.tools.javac.util=ALL-UNNAMED",
+    "--add-opens=jdk.compiler/com.sun.tools.javac.util=ALL-UNNAMED",
+];
 
 /// One compilation.
 #[derive(Debug, Serialize, Deserialize)]
@@ -61,6 +81,9 @@ pub struct CompileOutcome {
     /// Memory charged to the server's cgroup after this compilation (for the host's
     /// recycle decision); `None` if unreadable.
     pub server_memory_bytes: Option<u64>,
+    /// Compiled in javac state reused from an earlier compilation (`JavacServer.java`).
+    #[serde(default)]
+    pub reused_context: bool,
 }
 
 pub type CompileResponse = Result<CompileOutcome, String>;
@@ -104,7 +127,7 @@ impl Server {
             .ok_or("java is not installed on this host")?;
         let exe =
             CString::new(java.path.as_os_str().as_encoded_bytes()).map_err(|e| e.to_string())?;
-        let argv: Vec<CString> = [
+        let mut argv: Vec<String> = vec![
             java.path.display().to_string(),
             "-XX:+UseSerialGC".into(),
             "-XX:-UsePerfData".into(),
@@ -116,11 +139,16 @@ impl Server {
             // side with one with C2: 25.2 s of CPU in all against 35.9 s (per compilation
             // 13 ms against 9 ms once warm, but C2's own work outside the requests was 11 s).
             "-XX:TieredStopAtLevel=1".into(),
-            format!("/{SERVER_PATH}"),
-        ]
-        .into_iter()
-        .map(|a| CString::new(a).expect("no NUL"))
-        .collect();
+        ];
+        argv.extend(JDK_INTERNALS.iter().map(|a| a.to_string()));
+        argv.push(format!("/{SERVER_PATH}"));
+        if !req.reuse_context {
+            argv.push("fresh".into());
+        }
+        let argv: Vec<CString> = argv
+            .into_iter()
+            .map(|a| CString::new(a).expect("no NUL"))
+            .collect();
         let env: Vec<CString> = CLEAN_ENV
             .iter()
             .map(|e| CString::new(*e).expect("static"))
@@ -247,7 +275,7 @@ impl Server {
         let wall_us = start.elapsed().as_micros() as u64;
         let server_memory_bytes = self.cg.current_memory();
         match parsed {
-            Ok((ok, diagnostics, classes)) => Ok(CompileOutcome {
+            Ok((ok, reused_context, diagnostics, classes)) => Ok(CompileOutcome {
                 ok,
                 timed_out: false,
                 diagnostics,
@@ -255,6 +283,7 @@ impl Server {
                 cpu_us,
                 wall_us,
                 server_memory_bytes,
+                reused_context,
             }),
             Err(_) if timed_out => Ok(CompileOutcome {
                 ok: false,
@@ -264,6 +293,7 @@ impl Server {
                 cpu_us,
                 wall_us,
                 server_memory_bytes,
+                reused_context: false,
             }),
             Err(e) => Err(format!("the compile server failed: {e}")),
         }
@@ -337,8 +367,8 @@ fn read_blob(r: &mut impl Read, len: u32) -> io::Result<Vec<u8>> {
     Ok(v)
 }
 
-fn read_response(r: &mut impl Read) -> io::Result<(bool, String, Vec<InputFile>)> {
-    let mut ok = [0u8; 1];
+fn read_response(r: &mut impl Read) -> io::Result<(bool, bool, String, Vec<InputFile>)> {
+    let mut ok = [0u8; 2];
     r.read_exact(&mut ok)?;
     let len = read_u32(r)?;
     let diagnostics = String::from_utf8_lossy(&read_blob(r, len)?).into_owned();
@@ -356,7 +386,7 @@ fn read_response(r: &mut impl Read) -> io::Result<(bool, String, Vec<InputFile>)
             executable: false,
         });
     }
-    Ok((ok[0] == 1, diagnostics, classes))
+    Ok((ok[0] == 1, ok[1] == 1, diagnostics, classes))
 }
 
 /// Pid 1 of the compiler's jail: builds the root (with the server's source), starts the JVM

@@ -150,6 +150,7 @@ mod tests {
             cpu_us: 30_000,
             wall_us: 40_000,
             server_memory_bytes: None,
+            reused_context: false,
         }
     }
 
