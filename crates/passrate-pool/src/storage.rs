@@ -267,7 +267,7 @@ impl Pool {
             format_version: POOL_FORMAT_VERSION,
             task_files: Vec::new(),
         };
-        // Level-9 compression of the families' files is most of a save: one thread each.
+        // Compressing the families' files is most of a save: one thread each.
         let written: Vec<(String, Result<(), PoolError>)> = std::thread::scope(|scope| {
             let handles: Vec<_> = families
                 .iter()
@@ -386,10 +386,12 @@ pub fn read_task_file(path: &Path) -> Result<Vec<(usize, Task)>, PoolError> {
 
 fn write_task_file(path: &Path, tasks: &[&Task]) -> Result<(), PoolError> {
     let file = fs_err::File::create(path)?;
-    // Level 9 and no timestamp/name in the header: the bytes depend on the content only.
+    // The default level (6) and no timestamp/name in the header: the bytes depend on the
+    // content only. Level 9 made translate.jsonl.gz (56 MB of JSON) 4 % smaller for 2.8× the
+    // time (4.0 against 1.4 s, flate2's default backend), the longest step of a save.
     let gz = flate2::GzBuilder::new()
         .mtime(0)
-        .write(file, Compression::best());
+        .write(file, Compression::default());
     // serde_json writes in small pieces, and each write into the encoder prepares (zeroes)
     // its whole output buffer: buffered, a save of the pool spent ~7 s of CPU in memset.
     let mut buffered = std::io::BufWriter::with_capacity(1 << 20, gz);
