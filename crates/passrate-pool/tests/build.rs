@@ -220,6 +220,33 @@ fn a_bug_that_passes_the_tests_is_rejected() {
     );
 }
 
+/// The recording half of [`Executor`] as [`Scripted`] does it, for executors that differ only
+/// in how they evaluate.
+macro_rules! recording_as_scripted {
+    () => {
+        fn record_calls(
+            &self,
+            language: Language,
+            code: &str,
+            entry: &str,
+            check: &str,
+        ) -> Result<Vec<RecordedCall>, ExecError> {
+            Scripted.record_calls(language, code, entry, check)
+        }
+
+        fn run_calls(
+            &self,
+            language: Language,
+            code: &str,
+            entry: &str,
+            class: Option<&str>,
+            calls: &[Vec<Value>],
+        ) -> Result<Vec<Result<Value, ErrorInfo>>, ExecError> {
+            Scripted.run_calls(language, code, entry, class, calls)
+        }
+    };
+}
+
 /// Counts evaluations and fails the first `flaky` of them as infrastructure faults.
 struct Counting {
     evaluations: std::sync::atomic::AtomicUsize,
@@ -236,26 +263,7 @@ impl Counting {
 }
 
 impl Executor for Counting {
-    fn record_calls(
-        &self,
-        language: Language,
-        code: &str,
-        entry: &str,
-        check: &str,
-    ) -> Result<Vec<RecordedCall>, ExecError> {
-        Scripted.record_calls(language, code, entry, check)
-    }
-
-    fn run_calls(
-        &self,
-        language: Language,
-        code: &str,
-        entry: &str,
-        class: Option<&str>,
-        calls: &[Vec<Value>],
-    ) -> Result<Vec<Result<Value, ErrorInfo>>, ExecError> {
-        Scripted.run_calls(language, code, entry, class, calls)
-    }
+    recording_as_scripted!();
 
     fn evaluate(
         &self,
@@ -349,26 +357,7 @@ struct RefactorCounting {
 }
 
 impl Executor for RefactorCounting {
-    fn record_calls(
-        &self,
-        language: Language,
-        code: &str,
-        entry: &str,
-        check: &str,
-    ) -> Result<Vec<RecordedCall>, ExecError> {
-        Scripted.record_calls(language, code, entry, check)
-    }
-
-    fn run_calls(
-        &self,
-        language: Language,
-        code: &str,
-        entry: &str,
-        class: Option<&str>,
-        calls: &[Vec<Value>],
-    ) -> Result<Vec<Result<Value, ErrorInfo>>, ExecError> {
-        Scripted.run_calls(language, code, entry, class, calls)
-    }
+    recording_as_scripted!();
 
     fn evaluate(&self, task: &Task, language: Language, code: &str) -> Result<Verdict, ExecError> {
         *self
@@ -478,26 +467,7 @@ struct SeesCalibration {
 }
 
 impl Executor for SeesCalibration {
-    fn record_calls(
-        &self,
-        language: Language,
-        code: &str,
-        entry: &str,
-        check: &str,
-    ) -> Result<Vec<RecordedCall>, ExecError> {
-        Scripted.record_calls(language, code, entry, check)
-    }
-
-    fn run_calls(
-        &self,
-        language: Language,
-        code: &str,
-        entry: &str,
-        class: Option<&str>,
-        calls: &[Vec<Value>],
-    ) -> Result<Vec<Result<Value, ErrorInfo>>, ExecError> {
-        Scripted.run_calls(language, code, entry, class, calls)
-    }
+    recording_as_scripted!();
 
     fn evaluate(&self, task: &Task, language: Language, code: &str) -> Result<Verdict, ExecError> {
         self.seen.lock().unwrap().push((
