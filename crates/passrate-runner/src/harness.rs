@@ -389,7 +389,7 @@ pub(crate) fn is_identifier(name: &str) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     #[test]
@@ -455,18 +455,27 @@ mod tests {
         }\n";
     const CLASS_LIST_REQUEST: &str = r#"{"nonce":"n","mode":"call","entry":"f","class":"Solution","file":"Solution.java","tests":[{"args":[[{"int":"1"}],{"map":[["x",{"int":"2"}]]},{"set":["y"]},{"set":[{"int":"3"}]},{"map":[["z",{"float":1.5}]]},[{"int":"4"}],null,"s",true,{"float":"nan"},{"tuple":[{"int":"5"}]}]},{"args":["x",null,null,null,null,null,null,null,false,{"int":"1"},null]}]}"#;
 
+    /// Whether `java` on PATH is JDK 17, whose class lists are committed (the class-list
+    /// tests skip other JDKs, saying so).
+    pub(crate) fn java_17_here() -> bool {
+        let Ok(version) = std::process::Command::new("java").arg("-version").output() else {
+            eprintln!("no java: skipped");
+            return false;
+        };
+        let is_17 = String::from_utf8_lossy(&version.stderr).contains("version \"17.");
+        if !is_17 {
+            eprintln!("not JDK 17: skipped");
+        }
+        is_17
+    }
+
     /// The archive's class list covers what harness runs load (its header says how it is
     /// made): a JDK class missing from it is parsed from the runtime image at every run. The
     /// list is JDK 17's; other JDKs skip the check.
     #[test]
     fn the_java_class_list_covers_harness_runs() {
         use std::process::Command;
-        let Ok(version) = Command::new("java").arg("-version").output() else {
-            eprintln!("no java: skipped");
-            return;
-        };
-        if !String::from_utf8_lossy(&version.stderr).contains("version \"17.") {
-            eprintln!("not JDK 17: skipped");
+        if !java_17_here() {
             return;
         }
         let dir = tempfile::tempdir().expect("temp dir");

@@ -902,12 +902,7 @@ mod tests {
     #[test]
     fn the_java_class_list_covers_suite_runs() {
         use std::process::Command;
-        let Ok(version) = Command::new("java").arg("-version").output() else {
-            eprintln!("no java: skipped");
-            return;
-        };
-        if !String::from_utf8_lossy(&version.stderr).contains("version \"17.") {
-            eprintln!("not JDK 17: skipped");
+        if !crate::harness::tests::java_17_here() {
             return;
         }
         let dir = tempfile::tempdir().expect("temp dir");
