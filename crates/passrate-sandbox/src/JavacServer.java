@@ -162,7 +162,11 @@ public final class JavacServer {
                 if (result != Main.Result.OK && result != Main.Result.ERROR) throw new Drop(null);
                 Outcome outcome = new Outcome(result == Main.Result.OK, diagnostics.toString(), lane.sink, reused);
                 boolean packaged = units.stream().anyMatch(u -> u.getPackage() != null);
-                if (result != Main.Result.OK || packaged) throw new Drop(outcome);
+                // Errors found in a reused context are confirmed by a fresh compile: were any
+                // state left behind, it could only invent errors, and an invented error would be
+                // scored against the candidate.
+                if (result != Main.Result.OK) throw new Drop(reused ? null : outcome);
+                if (packaged) throw new Drop(outcome);
                 // The pool removes only the top-level classes it finds in the (by now lowered)
                 // trees, and leaves them in their package's scope: remove every class this
                 // request generated from both; `clean` checks the result at the next request.
@@ -233,7 +237,10 @@ public final class JavacServer {
                 sources.add(new Source(name, new String(data, StandardCharsets.UTF_8)));
             }
             Outcome outcome = null;
-            if (reuse) {
+            // Only the empty class path is pooled: a candidate class named like a class of the
+            // class path (the harness JAR's, in the unnamed package) takes over its symbol,
+            // and removing it afterwards would hide the JAR's class from later compilations.
+            if (reuse && classPath.isEmpty()) {
                 Lane lane = lanes.get(classPath);
                 if (lane == null) {
                     if (lanes.size() >= 4) lanes.clear();

@@ -314,9 +314,11 @@ fn reused_javac_state_compiles_exactly_as_a_fresh_javac() {
             .any(|e| e.contains("status Ok") && e.contains(".class"))
     );
     assert!(expected.iter().any(|e| e.contains("error:")));
-    // And reuse did happen (else the comparison above proves nothing).
+    // And reuse did happen (else the comparison above proves nothing). Errors and packages
+    // drop a context, and errors found in a reused one are compiled fresh again, so on this
+    // error-rich corpus a minority of the compilations run in a reused context.
     assert!(
-        reused.sandbox.javac_reused_compilations() > n as u64,
+        reused.sandbox.javac_reused_compilations() > 5,
         "only {} compilations reused javac state",
         reused.sandbox.javac_reused_compilations()
     );
