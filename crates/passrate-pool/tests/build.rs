@@ -185,9 +185,7 @@ fn a_language_that_disagrees_is_dropped() {
 
 #[test]
 fn validation_fills_calibration_and_rejects_failing_references() {
-    let task = build_task(&Scripted, &raw(&[Language::Python]))
-        .unwrap()
-        .task;
+    let task = python_abs_task();
     assert!(validate_task(&Scripted, &Cache::in_memory("test"), &task).is_ok());
     let mut broken = task.clone();
     broken
@@ -205,9 +203,7 @@ fn validation_fills_calibration_and_rejects_failing_references() {
 
 #[test]
 fn a_bug_that_passes_the_tests_is_rejected() {
-    let mut task = build_task(&Scripted, &raw(&[Language::Python]))
-        .unwrap()
-        .task;
+    let mut task = python_abs_task();
     task.category = Category::BugFixing;
     let v = task.variants.get_mut(&Language::Python).unwrap();
     v.given_code = Some("def f(x):\n    return abs(x) + 0\n".into());
@@ -218,6 +214,13 @@ fn a_bug_that_passes_the_tests_is_rejected() {
         "{}",
         err.reason
     );
+}
+
+/// The Python `abs` fixture, built by the scripted executor.
+fn python_abs_task() -> Task {
+    build_task(&Scripted, &raw(&[Language::Python]))
+        .unwrap()
+        .task
 }
 
 /// The recording half of [`Executor`] as [`Scripted`] does it, for executors that differ only
@@ -287,9 +290,7 @@ impl Executor for Counting {
 #[test]
 fn the_same_code_on_the_same_tests_is_evaluated_once() {
     use std::sync::atomic::Ordering;
-    let task = build_task(&Scripted, &raw(&[Language::Python]))
-        .unwrap()
-        .task;
+    let task = python_abs_task();
     let mut twin = task.clone();
     twin.id = "fixture/abs-twin".into();
     let mut other_tests = task.clone();
@@ -313,9 +314,7 @@ fn the_same_code_on_the_same_tests_is_evaluated_once() {
 #[test]
 fn a_recorded_reference_runs_once_more_and_any_other_code_twice() {
     use std::sync::atomic::Ordering;
-    let built = build_task(&Scripted, &raw(&[Language::Python]))
-        .unwrap()
-        .task;
+    let built = python_abs_task();
     // A derived task with the same code and tests (a translation's target) shares the
     // recorded key; one whose reference is other code does not.
     let mut same_code = built.clone();
@@ -396,9 +395,7 @@ impl Executor for RefactorCounting {
 
 #[test]
 fn a_refactoring_reference_on_its_recorded_base_tests_runs_once() {
-    let built = build_task(&Scripted, &raw(&[Language::Python]))
-        .unwrap()
-        .task;
+    let built = python_abs_task();
     let reference = built.variants[&Language::Python].reference_solution.clone();
     let given = "def f(x):\n    if x < 0:\n        return -x\n    return abs(x)\n";
     let refactoring = |id: &str| {
@@ -439,9 +436,7 @@ fn a_refactoring_reference_on_its_recorded_base_tests_runs_once() {
 fn infrastructure_faults_are_retried_and_results_persist() {
     use std::sync::atomic::Ordering;
     let dir = tempfile::tempdir().unwrap();
-    let task = build_task(&Scripted, &raw(&[Language::Python]))
-        .unwrap()
-        .task;
+    let task = python_abs_task();
     let exec = Counting::new(1);
     let cache = Cache::new(Some(dir.path().to_path_buf()), "test");
     assert!(validate_task(&exec, &cache, &task).is_ok());
@@ -496,9 +491,7 @@ impl Executor for SeesCalibration {
 
 #[test]
 fn faulty_variants_are_judged_with_the_reference_budgets() {
-    let mut task = build_task(&Scripted, &raw(&[Language::Python]))
-        .unwrap()
-        .task;
+    let mut task = python_abs_task();
     task.category = Category::BugFixing;
     let v = task.variants.get_mut(&Language::Python).unwrap();
     let faulty = "def f(x):\n    return x\n";
@@ -518,9 +511,7 @@ fn faulty_variants_are_judged_with_the_reference_budgets() {
 
 #[test]
 fn refactoring_given_code_is_judged_with_the_reference_budgets() {
-    let mut task = build_task(&Scripted, &raw(&[Language::Python]))
-        .unwrap()
-        .task;
+    let mut task = python_abs_task();
     task.category = Category::Refactoring;
     let given = "def f(x):\n    if x < 0:\n        return -x\n    return abs(x)\n";
     task.variants.get_mut(&Language::Python).unwrap().given_code = Some(given.into());

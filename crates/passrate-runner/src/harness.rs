@@ -469,6 +469,27 @@ pub(crate) mod tests {
         is_17
     }
 
+    /// `java` with the runs' options running `main_class` in `dir` as the sandbox does
+    /// (request on fd 3 from `request.json`, frames on fd 4 to `frames`), dumping the classes
+    /// it loads to `dump`: how the class-list tests see what a run loads.
+    pub(crate) fn class_list_run(
+        dir: &std::path::Path,
+        class_path: &str,
+        main_class: &str,
+        dump: &std::path::Path,
+    ) -> std::process::Command {
+        let mut java = std::process::Command::new("/bin/sh");
+        java.current_dir(dir)
+            .arg("-c")
+            .arg(r#"exec "$@" 3<request.json 4>frames"#)
+            .arg("sh")
+            .arg("java")
+            .args(passrate_sandbox::runtimes::java_run_options(30))
+            .arg(format!("-XX:DumpLoadedClassList={}", dump.display()))
+            .args(["-cp", class_path, main_class]);
+        java
+    }
+
     /// The archive's class list covers what harness runs load (its header says how it is
     /// made): a JDK class missing from it is parsed from the runtime image at every run. The
     /// list is JDK 17's; other JDKs skip the check.
@@ -497,15 +518,7 @@ pub(crate) mod tests {
         let mut missing = Vec::new();
         for prestarted in [false, true] {
             let dump = d.join(format!("run-{prestarted}.lst"));
-            let mut java = Command::new("/bin/sh");
-            java.current_dir(d)
-                .arg("-c")
-                .arg(r#"exec "$@" 3<request.json 4>frames"#)
-                .arg("sh")
-                .arg("java")
-                .args(passrate_sandbox::runtimes::java_run_options(30))
-                .arg(format!("-XX:DumpLoadedClassList={}", dump.display()))
-                .args(["-cp", ".", JAVA_HARNESS_CLASS]);
+            let mut java = class_list_run(d, ".", JAVA_HARNESS_CLASS, &dump);
             if prestarted {
                 java.env("PASSRATE_PRESTARTED", "1");
             }

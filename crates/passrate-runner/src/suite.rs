@@ -965,17 +965,14 @@ mod tests {
                 .expect("javac runs");
             assert!(javac.status.success(), "{javac:?}");
             let dump = run.join("run.lst");
-            let out = Command::new("/bin/sh")
-                .current_dir(&run)
-                .arg("-c")
-                .arg(r#"exec "$@" 3<request.json 4>frames"#)
-                .arg("sh")
-                .arg("java")
-                .args(passrate_sandbox::runtimes::java_run_options(30))
-                .arg(format!("-XX:DumpLoadedClassList={}", dump.display()))
-                .args(["-cp", "../app.jar:.", JAVA_SUITE_CLASS])
-                .output()
-                .expect("java runs");
+            let out = crate::harness::tests::class_list_run(
+                &run,
+                "../app.jar:.",
+                JAVA_SUITE_CLASS,
+                &dump,
+            )
+            .output()
+            .expect("java runs");
             assert!(out.status.success(), "{out:?}");
             let frames = fs_err::read_to_string(run.join("frames")).expect("frames");
             // Every test ran (one passing, one failing at least) and the suite ended.
