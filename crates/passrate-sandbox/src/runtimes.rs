@@ -158,10 +158,10 @@ const NODE_KEEP_SNAPSHOT_SEED: &str = "--no-rehash-snapshot";
 /// alternating runs each, load 15–17).
 /// C1 compiles a method after 1,000 calls rather than 200: in a run of a few hundred
 /// milliseconds most methods crossing the default are start-up code that never pays back
-/// its compilation, while loops still compile on their back-edge count (the default).
+/// its compilation, while loops still compile on their back-edge count (left at its default).
 /// HumanEval's 164 Java solutions through `bench runner --only java`: 7.5 s of CPU
 /// against 8.2 s (medians of four alternating runs each, load 8–14).
-const JVM_FAST_START: [&str; 10] = [
+const JVM_FAST_START: [&str; 9] = [
     "-XX:+UseG1GC",
     "-XX:ParallelGCThreads=1",
     "-XX:ConcGCThreads=1",
@@ -169,7 +169,6 @@ const JVM_FAST_START: [&str; 10] = [
     "-XX:Tier3InvocationThreshold=1000",
     "-XX:Tier3MinInvocationThreshold=1000",
     "-XX:Tier3CompileThreshold=5000",
-    "-XX:Tier3BackEdgeThreshold=60000",
     "-XX:-UsePerfData",
     "-Xshare:auto",
 ];
