@@ -69,7 +69,7 @@ public final class JavacServer {
     }
 
     /**
-     * Pooled contexts for one class path. Its file managers are fixed for the contexts' life:
+     * Pooled contexts for the empty class path. Its file managers are fixed for the contexts' life:
      * javac's singletons (ClassWriter, ClassFinder) keep the manager of the context's first task,
      * and its packages keep what the class path listed. Output goes to the current request's list.
      */
@@ -213,7 +213,10 @@ public final class JavacServer {
         // Set per request on the shared file manager, so one request's class path never
         // stays for the next.
         Iterable<? extends File> defaultClassPath = standard.getLocation(StandardLocation.CLASS_PATH);
-        Map<String, Lane> lanes = new HashMap<>();
+        // Only the empty class path is pooled: a candidate class named like a class of a class
+        // path (the harness JAR's, in the unnamed package) takes over its symbol, and removing
+        // it afterwards would hide that class from later compilations.
+        Lane lane = null;
         DataInputStream in = new DataInputStream(new BufferedInputStream(System.in));
         DataOutputStream out = new DataOutputStream(new BufferedOutputStream(System.out));
         // Ready: start-up (including compiling this file) is not billed to a compilation.
@@ -237,16 +240,10 @@ public final class JavacServer {
                 sources.add(new Source(name, new String(data, StandardCharsets.UTF_8)));
             }
             Outcome outcome = null;
-            // Only the empty class path is pooled: a candidate class named like a class of the
-            // class path (the harness JAR's, in the unnamed package) takes over its symbol,
-            // and removing it afterwards would hide the JAR's class from later compilations.
             if (reuse && classPath.isEmpty()) {
-                Lane lane = lanes.get(classPath);
                 if (lane == null) {
-                    if (lanes.size() >= 4) lanes.clear();
                     try {
                         lane = new Lane(compiler, path);
-                        lanes.put(classPath, lane);
                     } catch (IOException e) {
                         lane = null;
                     }
