@@ -12,7 +12,7 @@
 use std::collections::BTreeMap;
 
 use passrate_runner::{RunnerError, SuiteOutcome, SuiteTarget};
-use passrate_schema::{GraderReport, Language, Reason, RuleFailure, Task, Verdict};
+use passrate_schema::{GraderReport, Language, Reason, RuleFailure, Task, Variant, Verdict};
 
 use crate::{Execute, GradeError};
 
@@ -71,13 +71,23 @@ fn describe_error(e: Option<&passrate_schema::ErrorInfo>) -> String {
     }
 }
 
-/// Grades `tests` (an extracted, format-compliant answer) for a unit-test writing task.
-pub fn grade(
-    runner: &dyn Execute,
-    task: &Task,
-    language: Language,
-    tests: &str,
-) -> Result<Verdict, GradeError> {
+fn task_error(task: &Task, language: Language, why: &str) -> GradeError {
+    GradeError::Task {
+        task: task.id.clone(),
+        language,
+        why: why.to_owned(),
+    }
+}
+
+/// What a unit-test task's suites run against: the implementation under test first, then
+/// each faulty variant, preamble included.
+struct Implementations<'t> {
+    variant: &'t Variant,
+    implementations: Vec<String>,
+    target: SuiteTarget<'t>,
+}
+
+fn implementations(task: &Task, language: Language) -> Result<Implementations<'_>, GradeError> {
     let variant = task
         .variants
         .get(&language)
@@ -85,20 +95,15 @@ pub fn grade(
             task: task.id.clone(),
             language,
         })?;
-    let task_error = |why: &str| GradeError::Task {
-        task: task.id.clone(),
-        language,
-        why: why.to_owned(),
-    };
     let given = variant
         .given_code
         .as_deref()
-        .ok_or_else(|| task_error("no implementation under test (given_code)"))?;
+        .ok_or_else(|| task_error(task, language, "no implementation under test (given_code)"))?;
     if variant.faulty_variants.is_empty() {
-        return Err(task_error("no faulty variants to catch"));
+        return Err(task_error(task, language, "no faulty variants to catch"));
     }
     let preamble = variant.preamble.as_deref();
-    let implementations: Vec<String> = std::iter::once(given)
+    let implementations = std::iter::once(given)
         .chain(variant.faulty_variants.iter().map(String::as_str))
         .map(|code| with_preamble(preamble, code))
         .collect();
@@ -107,6 +112,53 @@ pub fn grade(
         variant.class_name.as_deref(),
         &task.limits,
     );
+    Ok(Implementations {
+        variant,
+        implementations,
+        target,
+    })
+}
+
+/// Intake's check that this grader is not blind to a task: [`trivial_suite`] must fail it,
+/// so some faulty variant must load and survive a suite that asserts nothing. Runs that
+/// suite on the faulty variants one at a time and stops at the first survivor (`true`);
+/// `false` when every faulty variant fails even that suite, which any answer would then
+/// "catch". The implementation under test is not run: the caller has just seen the task's
+/// reference suite pass on it, and against a reference that passes every test [`caught`]
+/// counts a faulty variant as survived exactly when all its tests pass too.
+pub fn trivial_suite_survives(
+    runner: &dyn Execute,
+    task: &Task,
+    language: Language,
+) -> Result<bool, GradeError> {
+    let Implementations {
+        implementations,
+        target,
+        ..
+    } = implementations(task, language)?;
+    let tests = trivial_suite(language);
+    for faulty in &implementations[1..] {
+        let outcome = runner.run_suite(language, faulty, tests, &target)?;
+        if outcome.all_passed() {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// Grades `tests` (an extracted, format-compliant answer) for a unit-test writing task.
+pub fn grade(
+    runner: &dyn Execute,
+    task: &Task,
+    language: Language,
+    tests: &str,
+) -> Result<Verdict, GradeError> {
+    let Implementations {
+        variant,
+        implementations,
+        target,
+    } = implementations(task, language)?;
+    let task_error = |why: &str| task_error(task, language, why);
     // Reference and faulty runs are independent executions: run them side by side.
     let outcomes: Vec<Result<SuiteOutcome, RunnerError>> = std::thread::scope(|scope| {
         let handles: Vec<_> = implementations

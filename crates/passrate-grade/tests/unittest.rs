@@ -426,3 +426,90 @@ fn the_faulty_variant_cannot_be_told_apart_except_by_behaviour() {
         ),
     ]);
 }
+
+/// Forwards to the sandbox's runner and records which implementations suites ran against.
+struct Recording(std::sync::Mutex<Vec<String>>);
+
+impl passrate_grade::Execute for Recording {
+    fn evaluate(
+        &self,
+        task: &Task,
+        language: Language,
+        code: &str,
+    ) -> Result<Verdict, passrate_runner::RunnerError> {
+        passrate_grade::Execute::evaluate(runner(), task, language, code)
+    }
+
+    fn run_calls(
+        &self,
+        language: Language,
+        code: &str,
+        entry_point: &str,
+        class_name: Option<&str>,
+        calls: &[Vec<passrate_schema::Value>],
+    ) -> Result<
+        Vec<Result<passrate_schema::Value, passrate_schema::ErrorInfo>>,
+        passrate_runner::RunnerError,
+    > {
+        passrate_grade::Execute::run_calls(runner(), language, code, entry_point, class_name, calls)
+    }
+
+    fn run_suite(
+        &self,
+        language: Language,
+        implementation: &str,
+        tests: &str,
+        target: &passrate_runner::SuiteTarget<'_>,
+    ) -> Result<passrate_runner::SuiteOutcome, passrate_runner::RunnerError> {
+        self.0.lock().unwrap().push(implementation.to_owned());
+        passrate_grade::Execute::run_suite(runner(), language, implementation, tests, target)
+    }
+}
+
+/// Intake's short check agrees with the whole grader on the assert-nothing suite, runs only
+/// faulty variants, and stops at the first that survives.
+#[test]
+fn the_assert_nothing_check_runs_faulty_variants_up_to_the_first_survivor() {
+    use passrate_grade::unittest::{trivial_suite, trivial_suite_survives};
+    // Python's first faulty variant does not even define the entry point's module cleanly:
+    // it is caught by any suite, so the check must go on to the second.
+    let mut t = task();
+    let py = t.variants.get_mut(&Language::Python).unwrap();
+    py.faulty_variants = vec![
+        "def is_sorted(xs) return 1\n".to_owned(),
+        PY_FAULTY.to_owned(),
+    ];
+    for language in [Language::Python, Language::Javascript, Language::Java] {
+        let recording = Recording(Default::default());
+        let survives = trivial_suite_survives(&recording, &t, language).expect("ran");
+        let whole = grade(runner(), &t, language, trivial_suite(language)).expect("graded");
+        assert!(survives, "{language}");
+        assert_eq!(survives, !whole.passed(), "{language}: {whole:?}");
+        let ran = recording.0.into_inner().unwrap();
+        let faulty = &t.variants[&language].faulty_variants;
+        assert_eq!(
+            ran,
+            faulty[..],
+            "{language}: exactly the faulty variants up to a survivor"
+        );
+    }
+    // Both of the original task's Python variants load: the first survives, the second is
+    // not run.
+    let recording = Recording(Default::default());
+    assert!(trivial_suite_survives(&recording, &task(), Language::Python).expect("ran"));
+    assert_eq!(recording.0.into_inner().unwrap(), [PY_FAULTY]);
+    // When no faulty variant survives even a suite that asserts nothing, any answer would
+    // catch them all: the check says so, as the whole grader's pass does.
+    let py = t.variants.get_mut(&Language::Python).unwrap();
+    py.faulty_variants = vec!["def is_sorted(xs) return 1\n".to_owned()];
+    let survives = trivial_suite_survives(runner(), &t, Language::Python).expect("ran");
+    let whole = grade(
+        runner(),
+        &t,
+        Language::Python,
+        trivial_suite(Language::Python),
+    )
+    .expect("graded");
+    assert!(!survives);
+    assert!(whole.passed(), "{whole:?}");
+}

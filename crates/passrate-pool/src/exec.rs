@@ -51,6 +51,13 @@ impl ExecError {
             source: Box::new(e),
         }
     }
+
+    fn from_grade(e: passrate_grade::GradeError) -> ExecError {
+        ExecError {
+            infrastructure: e.is_infrastructure(),
+            source: Box::new(e),
+        }
+    }
 }
 
 pub trait Executor: Sync {
@@ -59,6 +66,10 @@ pub trait Executor: Sync {
     fn fingerprint(&self) -> String {
         String::new()
     }
+
+    /// Builds what later executions need (the runner: the Java class-data archive). Import
+    /// calls it on a background thread once it first has to execute something.
+    fn warm_up(&self) {}
 
     /// Runs `check_code` against `code` and returns every call it made to `entry_point`.
     fn record_calls(
@@ -86,6 +97,15 @@ pub trait Executor: Sync {
         language: Language,
         candidate: &str,
     ) -> Result<Verdict, ExecError>;
+
+    /// Whether a suite that asserts nothing ([`passrate_grade::unittest::trivial_suite`])
+    /// fails unit-test writing `task` in `language`, as it must. By default the grader's
+    /// whole verdict on it; see [`passrate_grade::unittest::trivial_suite_survives`] for the
+    /// runner's shorter path.
+    fn trivial_suite_fails(&self, task: &Task, language: Language) -> Result<bool, ExecError> {
+        let suite = passrate_grade::unittest::trivial_suite(language);
+        self.evaluate(task, language, suite).map(|v| !v.passed())
+    }
 
     /// [`Executor::evaluate`] as run `run` of an intake evaluation. An executor may take an
     /// execution inside it from `cache` when an identical one (same code, tests, limits and
@@ -254,10 +274,7 @@ fn grade_reference(
             extraction.detail,
         ));
     }
-    passrate_grade::grade(exec, task, language, &extraction.code).map_err(|e| ExecError {
-        infrastructure: e.is_infrastructure(),
-        source: Box::new(e),
-    })
+    passrate_grade::grade(exec, task, language, &extraction.code).map_err(ExecError::from_grade)
 }
 
 /// The real thing: references run in the sandbox through the same runner that judges models.
@@ -278,6 +295,10 @@ impl Executor for passrate_runner::Runner {
             env!("CARGO_PKG_VERSION"),
             h.finalize().to_hex()
         )
+    }
+
+    fn warm_up(&self) {
+        passrate_runner::Runner::warm_up(self)
     }
 
     fn record_calls(
@@ -324,6 +345,13 @@ impl Executor for passrate_runner::Runner {
                 .map_err(ExecError::from_runner);
         }
         grade_reference(self, task, language, candidate)
+    }
+
+    /// The faulty variants only, up to the first that survives: intake asks after the
+    /// task's reference suite passed on the implementation under test.
+    fn trivial_suite_fails(&self, task: &Task, language: Language) -> Result<bool, ExecError> {
+        passrate_grade::unittest::trivial_suite_survives(self, task, language)
+            .map_err(ExecError::from_grade)
     }
 
     fn evaluate_run(
