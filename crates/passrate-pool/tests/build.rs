@@ -530,3 +530,84 @@ fn refactoring_given_code_is_judged_with_the_reference_budgets() {
     );
     assert_eq!(seen[1], (given.to_owned(), Some(vec![2_000; n])));
 }
+
+/// Counts warm-ups; executes as [`Scripted`], each recording waiting (up to 10 s) until the
+/// executor was warmed up, as a real one's would take a while.
+#[derive(Default)]
+struct WarmUps(std::sync::atomic::AtomicUsize);
+
+impl Executor for WarmUps {
+    fn warm_up(&self) {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    fn record_calls(
+        &self,
+        language: Language,
+        code: &str,
+        entry: &str,
+        check: &str,
+    ) -> Result<Vec<RecordedCall>, ExecError> {
+        let start = std::time::Instant::now();
+        while self.0.load(std::sync::atomic::Ordering::SeqCst) == 0
+            && start.elapsed() < std::time::Duration::from_secs(10)
+        {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        Scripted.record_calls(language, code, entry, check)
+    }
+
+    fn run_calls(
+        &self,
+        language: Language,
+        code: &str,
+        entry: &str,
+        class: Option<&str>,
+        calls: &[Vec<Value>],
+    ) -> Result<Vec<Result<Value, ErrorInfo>>, ExecError> {
+        Scripted.run_calls(language, code, entry, class, calls)
+    }
+
+    fn evaluate(
+        &self,
+        task: &Task,
+        language: Language,
+        candidate: &str,
+    ) -> Result<Verdict, ExecError> {
+        Scripted.evaluate(task, language, candidate)
+    }
+}
+
+#[test]
+fn building_warms_the_executor_up_once_while_it_executes_and_never_when_all_is_cached() {
+    use passrate_pool::import::build::build_all;
+    use std::sync::atomic::Ordering;
+    let raws = [
+        raw(&[Language::Python]),
+        RawTask {
+            id: "fixture/abs-2".into(),
+            ..raw(&[Language::Python, Language::Javascript])
+        },
+    ];
+    let cache = Cache::in_memory("test");
+    let exec = WarmUps::default();
+    let start = std::time::Instant::now();
+    let built = build_all(&exec, &cache, &raws, 2, &|_, _, _, _| {});
+    assert!(built.iter().all(Result::is_ok));
+    assert_eq!(exec.0.load(Ordering::SeqCst), 1);
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(10),
+        "recording waited for a warm-up that never came"
+    );
+    // The same tasks again: every result comes from the cache, nothing executes (the slow
+    // progress keeps the build going long enough for a warm-up to happen if it would).
+    let exec = WarmUps::default();
+    let misses = cache.stats().misses;
+    let slow = |_: &RawTask, _: Option<&passrate_pool::import::build::Rejection>, _, _| {
+        std::thread::sleep(std::time::Duration::from_millis(200))
+    };
+    let built = build_all(&exec, &cache, &raws, 2, &slow);
+    assert!(built.iter().all(Result::is_ok));
+    assert_eq!(cache.stats().misses, misses);
+    assert_eq!(exec.0.load(Ordering::SeqCst), 0);
+}
