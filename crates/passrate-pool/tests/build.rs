@@ -611,3 +611,61 @@ fn building_warms_the_executor_up_once_while_it_executes_and_never_when_all_is_c
     assert_eq!(cache.stats().misses, misses);
     assert_eq!(exec.0.load(Ordering::SeqCst), 0);
 }
+
+/// As [`Scripted`], except that JavaScript cannot complete a run holding a call the
+/// primary (Python) raised on, as a reference that runs out of memory on an input Python
+/// could not answer either.
+struct StuckOnUnanswered;
+
+impl Executor for StuckOnUnanswered {
+    fn record_calls(
+        &self,
+        language: Language,
+        code: &str,
+        entry: &str,
+        check: &str,
+    ) -> Result<Vec<RecordedCall>, ExecError> {
+        Scripted.record_calls(language, code, entry, check)
+    }
+
+    fn run_calls(
+        &self,
+        language: Language,
+        code: &str,
+        entry: &str,
+        class: Option<&str>,
+        calls: &[Vec<Value>],
+    ) -> Result<Vec<Result<Value, ErrorInfo>>, ExecError> {
+        if language == Language::Javascript
+            && calls.iter().any(|c| abs(Language::Python, c).is_err())
+        {
+            return Err(ExecError::msg(
+                "the reference did not run to completion (memory_limit)",
+            ));
+        }
+        Scripted.run_calls(language, code, entry, class, calls)
+    }
+
+    fn evaluate(
+        &self,
+        task: &Task,
+        language: Language,
+        candidate: &str,
+    ) -> Result<Verdict, ExecError> {
+        Scripted.evaluate(task, language, candidate)
+    }
+}
+
+#[test]
+fn other_languages_run_only_the_calls_that_become_tests() {
+    // Python raises on `'x'`, so it is no test; JavaScript, which cannot complete a run
+    // holding it, keeps its variant because it never runs it.
+    let built = build_task(
+        &StuckOnUnanswered,
+        &raw(&[Language::Python, Language::Javascript]),
+    )
+    .unwrap();
+    assert!(built.dropped.is_empty(), "{:?}", built.dropped);
+    assert_eq!(built.task.variants.len(), 2);
+    assert_eq!(built.task.tests.len(), 6);
+}

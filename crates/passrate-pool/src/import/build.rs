@@ -28,7 +28,7 @@ use crate::tier::{factors_for, tier_for};
 use crate::validate::{INFRASTRUCTURE, with_retries};
 
 /// Cache kind of built tasks; bump the suffix when `build_task` changes its results.
-pub const BUILD_KIND: &str = "build";
+pub const BUILD_KIND: &str = "build-2";
 
 /// Cap on public tests per task (recorded checks rarely exceed it).
 pub const MAX_PUBLIC: usize = 100;
@@ -219,7 +219,6 @@ pub fn build_task(exec: &dyn Executor, raw: &RawTask) -> Result<Built, Rejection
         }
     };
     let mut notes = Vec::new();
-    let mut outcomes: BTreeMap<Language, Vec<Result<Value, ErrorInfo>>> = BTreeMap::new();
     // The primary first: when it cannot complete the hidden inputs within an evaluation's
     // limits (HumanEval/15's largest inputs overflow the 1 MiB result channel), the hidden
     // tests go and the public ones are kept, since no answer could pass them either.
@@ -237,24 +236,6 @@ pub fn build_task(exec: &dyn Executor, raw: &RawTask) -> Result<Built, Rejection
         }
         Err(e) => return Err(reject(raw, "run", e)),
     };
-    outcomes.insert(primary, primary_out);
-    let mut dropped = Vec::new();
-    for language in raw.variants.keys() {
-        if *language == primary {
-            continue;
-        }
-        match run(*language, &calls) {
-            Ok(out) => {
-                outcomes.insert(*language, out);
-            }
-            Err(reason) => dropped.push(DroppedVariant {
-                id: raw.id.clone(),
-                language: *language,
-                reason,
-            }),
-        }
-    }
-    let primary_out = outcomes.remove(&primary).expect("primary ran");
     // The recording and the replay must agree: a check on determinism before any test exists.
     for (i, outcome) in &recorded {
         let replay = &primary_out[*i];
@@ -275,6 +256,7 @@ pub fn build_task(exec: &dyn Executor, raw: &RawTask) -> Result<Built, Rejection
             ));
         }
     }
+    // Tests are the calls the primary answered with an encodable value.
     let keep: Vec<usize> = (0..calls.len())
         .filter(|&i| matches!(&primary_out[i], Ok(v) if !contains_opaque(v)))
         .collect();
@@ -285,13 +267,31 @@ pub fn build_task(exec: &dyn Executor, raw: &RawTask) -> Result<Built, Rejection
             "the reference raised or returned an unencodable value on every public call",
         ));
     }
+    // The other languages run only those: an input that is no test (the primary ran out of
+    // memory on it) must not cost them their variant (humaneval/100's JavaScript reference
+    // hit the memory limit on inputs Python could not answer either) or their CPU.
+    let kept_calls: Vec<Vec<Value>> = keep.iter().map(|&i| calls[i].clone()).collect();
+    let mut dropped = Vec::new();
+    // Each language's outcomes, in the order of `keep`.
     let mut agreeing: BTreeMap<Language, Vec<Result<Value, ErrorInfo>>> = BTreeMap::new();
-    for (language, out) in outcomes {
-        let disagreement = keep.iter().find_map(|&i| {
-            let Ok(expected) = &primary_out[i] else {
-                return None;
-            };
-            match &out[i] {
+    for language in raw.variants.keys() {
+        if *language == primary {
+            continue;
+        }
+        let out = match run(*language, &kept_calls) {
+            Ok(out) => out,
+            Err(reason) => {
+                dropped.push(DroppedVariant {
+                    id: raw.id.clone(),
+                    language: *language,
+                    reason,
+                });
+                continue;
+            }
+        };
+        let disagreement = keep.iter().zip(&out).find_map(|(&i, other)| {
+            let expected = primary_out[i].as_ref().expect("kept calls returned");
+            match other {
                 Ok(v) if !contains_opaque(v) && equivalent(expected, v, raw.as_set) => None,
                 other => Some(format!(
                     "call {i}: {primary} returns {}, {language} {}",
@@ -303,17 +303,17 @@ pub fn build_task(exec: &dyn Executor, raw: &RawTask) -> Result<Built, Rejection
         match disagreement {
             Some(reason) => dropped.push(DroppedVariant {
                 id: raw.id.clone(),
-                language,
+                language: *language,
                 reason,
             }),
             None => {
-                agreeing.insert(language, out);
+                agreeing.insert(*language, out);
             }
         }
     }
     let mut tests = Vec::new();
     let mut any_float = false;
-    for &i in &keep {
+    for (k, &i) in keep.iter().enumerate() {
         let visibility = if i < n_public {
             Visibility::Public
         } else {
@@ -324,7 +324,7 @@ pub fn build_task(exec: &dyn Executor, raw: &RawTask) -> Result<Built, Rejection
         let all = std::iter::once((primary, primary_value)).chain(
             agreeing
                 .iter()
-                .map(|(l, out)| (*l, out[i].clone().expect("agreeing calls returned"))),
+                .map(|(l, out)| (*l, out[k].clone().expect("agreeing calls returned"))),
         );
         for (language, value) in all {
             any_float |= contains_float(&value);
