@@ -227,6 +227,14 @@ fn python_abs_task() -> Task {
 /// in how they evaluate.
 macro_rules! recording_as_scripted {
     () => {
+        as_scripted!(record_calls);
+        as_scripted!(run_calls);
+    };
+}
+
+/// One [`Executor`] method forwarded to [`Scripted`].
+macro_rules! as_scripted {
+    (record_calls) => {
         fn record_calls(
             &self,
             language: Language,
@@ -236,7 +244,8 @@ macro_rules! recording_as_scripted {
         ) -> Result<Vec<RecordedCall>, ExecError> {
             Scripted.record_calls(language, code, entry, check)
         }
-
+    };
+    (run_calls) => {
         fn run_calls(
             &self,
             language: Language,
@@ -246,6 +255,16 @@ macro_rules! recording_as_scripted {
             calls: &[Vec<Value>],
         ) -> Result<Vec<Result<Value, ErrorInfo>>, ExecError> {
             Scripted.run_calls(language, code, entry, class, calls)
+        }
+    };
+    (evaluate) => {
+        fn evaluate(
+            &self,
+            task: &Task,
+            language: Language,
+            candidate: &str,
+        ) -> Result<Verdict, ExecError> {
+            Scripted.evaluate(task, language, candidate)
         }
     };
 }
@@ -557,25 +576,9 @@ impl Executor for WarmUps {
         Scripted.record_calls(language, code, entry, check)
     }
 
-    fn run_calls(
-        &self,
-        language: Language,
-        code: &str,
-        entry: &str,
-        class: Option<&str>,
-        calls: &[Vec<Value>],
-    ) -> Result<Vec<Result<Value, ErrorInfo>>, ExecError> {
-        Scripted.run_calls(language, code, entry, class, calls)
-    }
+    as_scripted!(run_calls);
 
-    fn evaluate(
-        &self,
-        task: &Task,
-        language: Language,
-        candidate: &str,
-    ) -> Result<Verdict, ExecError> {
-        Scripted.evaluate(task, language, candidate)
-    }
+    as_scripted!(evaluate);
 }
 
 #[test]
@@ -618,15 +621,7 @@ fn building_warms_the_executor_up_once_while_it_executes_and_never_when_all_is_c
 struct StuckOnUnanswered;
 
 impl Executor for StuckOnUnanswered {
-    fn record_calls(
-        &self,
-        language: Language,
-        code: &str,
-        entry: &str,
-        check: &str,
-    ) -> Result<Vec<RecordedCall>, ExecError> {
-        Scripted.record_calls(language, code, entry, check)
-    }
+    as_scripted!(record_calls);
 
     fn run_calls(
         &self,
@@ -646,14 +641,7 @@ impl Executor for StuckOnUnanswered {
         Scripted.run_calls(language, code, entry, class, calls)
     }
 
-    fn evaluate(
-        &self,
-        task: &Task,
-        language: Language,
-        candidate: &str,
-    ) -> Result<Verdict, ExecError> {
-        Scripted.evaluate(task, language, candidate)
-    }
+    as_scripted!(evaluate);
 }
 
 #[test]
