@@ -67,10 +67,6 @@ pub trait Executor: Sync {
         String::new()
     }
 
-    /// Builds what later executions need (the runner: the Java class-data archive). Import
-    /// calls it on a background thread once it first has to execute something.
-    fn warm_up(&self) {}
-
     /// Runs `check_code` against `code` and returns every call it made to `entry_point`.
     fn record_calls(
         &self,
@@ -295,10 +291,6 @@ impl Executor for passrate_runner::Runner {
             env!("CARGO_PKG_VERSION"),
             h.finalize().to_hex()
         )
-    }
-
-    fn warm_up(&self) {
-        passrate_runner::Runner::warm_up(self)
     }
 
     fn record_calls(

@@ -299,13 +299,6 @@ impl Runner {
         });
     }
 
-    /// Builds now what executions need before their first run (the Java class-data
-    /// archive), e.g. on a background thread while other work runs; otherwise the first Java
-    /// execution builds it while every other one waits.
-    pub fn warm_up(&self) {
-        self.prepare(Language::Java);
-    }
-
     /// Whether the sandbox's class-data archive holds the suite harness (then suite runs
     /// compile only the implementation and the tests, and map the archive).
     fn java_suite_archived(&self) -> bool {

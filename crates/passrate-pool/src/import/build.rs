@@ -492,15 +492,6 @@ pub fn build_cached(exec: &dyn Executor, cache: &Cache, raw: &RawTask) -> Result
 /// Called after each task: (raw task, its rejection if any, done, total).
 pub type BuildProgress<'a> = dyn Fn(&RawTask, Option<&Rejection>, usize, usize) + Sync + 'a;
 
-/// Decrements a count of working threads when dropped.
-struct Leaving<'a>(&'a AtomicUsize);
-
-impl Drop for Leaving<'_> {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::SeqCst);
-    }
-}
-
 /// Builds many tasks on `threads` worker threads; results keep the input order.
 pub fn build_all(
     exec: &dyn Executor,
@@ -513,26 +504,9 @@ pub fn build_all(
     let done = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<Result<Built, Rejection>>>> =
         Mutex::new((0..raws.len()).map(|_| None).collect());
-    let working = AtomicUsize::new(threads.max(1));
-    let misses_before = cache.stats().misses;
     std::thread::scope(|scope| {
-        // The first cache miss means executions are coming: what Java runs need is built
-        // beside them instead of in the first Java execution while the workers queue behind
-        // it (about 4 s of two idle cores early in an import from an empty cache). A build
-        // that executes nothing builds nothing.
-        scope.spawn(|| {
-            while working.load(Ordering::SeqCst) > 0 {
-                if cache.stats().misses > misses_before {
-                    exec.warm_up();
-                    return;
-                }
-                std::thread::sleep(std::time::Duration::from_millis(20));
-            }
-        });
         for _ in 0..threads.max(1) {
             scope.spawn(|| {
-                // Counted out even if the build panics, so the watcher above ends.
-                let _leaving = Leaving(&working);
                 loop {
                     let i = next.fetch_add(1, Ordering::SeqCst);
                     let Some(raw) = raws.get(i) else { break };
