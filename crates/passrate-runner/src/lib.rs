@@ -792,7 +792,14 @@ impl<E: Fn(&ExecRequest) -> Result<ExecOutcome, SandboxError>> Core<'_, E> {
         let lim = self.options.language(language);
         let limits = self.limits(lim.startup_cpu_ms + self.options.intake_cpu_ms, None);
         let max_frame = limits.output_bytes as usize;
-        let outcome = self.execute(layout, &request, limits)?;
+        // No single call may use more than the calls' whole allowance: without a per-call
+        // budget, a call stuck in a loop also used up the unspent start-up allowance
+        // (1–1.5 s) before the reference was given up.
+        let per_call = FrameBudgets {
+            skip: 2,
+            cpu_us: vec![self.options.intake_cpu_ms.saturating_mul(1000); calls.len()],
+        };
+        let outcome = self.execute_with(layout, &request, limits, Some(per_call))?;
         let t = protocol::parse_transcript(&outcome.channel_output, &nonce, false, max_frame);
         self.note_runtime(language, &t);
         self.intake_failure(language, compile_steps, &outcome, &t)?;

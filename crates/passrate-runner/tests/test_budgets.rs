@@ -4,7 +4,8 @@
 
 mod common;
 
-use common::{call, int, runner, task, variant};
+use common::{call, int, runner, runner_with, task, variant};
+use passrate_runner::{RunnerError, RunnerOptions};
 use passrate_schema::{Language, Reason};
 
 const PY: &str = "def f(x):\n    while x == 1:\n        pass\n    return x\n";
@@ -68,4 +69,41 @@ fn tests_within_their_budgets_are_not_stopped() {
         verdict.cpu_ms > 1_050,
         "the tests did less work than meant: {verdict:?}"
     );
+}
+
+#[test]
+fn an_intake_call_stuck_in_a_loop_stops_at_the_calls_allowance() {
+    // 400 ms for all the calls, after 1 s (Python, JavaScript) or 1.5 s (Java) to start:
+    // without a per-call budget the loop would go on until it had used up the start-up
+    // allowance too.
+    let r = runner_with(RunnerOptions {
+        intake_cpu_ms: 400,
+        ..RunnerOptions::default()
+    });
+    let calls = [vec![int(0)], vec![int(1)], vec![int(2)]];
+    for (language, code, class) in [
+        (Language::Python, PY, None),
+        (Language::Javascript, JS, None),
+        (Language::Java, JAVA, Some("Solution")),
+    ] {
+        let err = r
+            .run_calls(language, code, "f", class, &calls)
+            .expect_err("the loop cannot complete");
+        let RunnerError::Reference { reason, detail } = err else {
+            panic!("{language}: not a reference failure: {err:?}");
+        };
+        assert_eq!(reason, Reason::Timeout, "{language}: {detail}");
+        let cpu_ms: u64 = detail
+            .strip_prefix("after 1 of 3 calls: time limit reached after ")
+            .and_then(|rest| rest.strip_suffix(" ms of CPU time"))
+            .and_then(|ms| ms.parse().ok())
+            .unwrap_or_else(|| panic!("{language}: unexpected detail {detail:?}"));
+        // Start-up, the first call, then 400 ms of loop and the jail's sampling, against
+        // the 1.4–1.9 s the overall limit allows.
+        let limit_ms = r.options().language(language).startup_cpu_ms + 400;
+        assert!(
+            cpu_ms + 300 < limit_ms,
+            "{language}: {cpu_ms} ms of CPU, overall limit {limit_ms} ms"
+        );
+    }
 }

@@ -40,27 +40,32 @@ pub fn launcher() -> PathBuf {
 pub fn runner() -> &'static Runner {
     static RUNNER: OnceLock<Runner> = OnceLock::new();
     RUNNER.get_or_init(|| {
-        let id = std::process::id() % 50_000;
-        let config = SandboxConfig {
-            launcher: Launcher::Program(launcher(), Vec::new()),
-            slots: 2,
-            uid_base: 300_000_000 + id * 4_000,
-            // One group for this crate's test processes: leaves are named by their jail's pid and a
-            // sandbox only removes leaves whose jail is dead, so processes share it safely, and a
-            // per-process group would stay behind (this sandbox is never dropped).
-            cgroup_group: "passrate-runner-test".to_owned(),
-            ..SandboxConfig::default()
-        };
-        let sandbox = Sandbox::new(config).expect("this machine must be able to sandbox");
         // `PASSRATE_TEST_NO_JAVA_ARCHIVE=1`: the same tests without the Java class-data
         // archive (Java suites then compile their harness and stand-ins), whose verdicts
         // must not differ.
-        let options = RunnerOptions {
+        runner_with(RunnerOptions {
             java_class_archive: std::env::var_os("PASSRATE_TEST_NO_JAVA_ARCHIVE").is_none(),
             ..RunnerOptions::default()
-        };
-        Runner::new(sandbox, options)
+        })
     })
+}
+
+/// A runner with `options` on a sandbox of its own (the uids and cgroup group of every
+/// runner of this crate's tests).
+pub fn runner_with(options: RunnerOptions) -> Runner {
+    let id = std::process::id() % 50_000;
+    let config = SandboxConfig {
+        launcher: Launcher::Program(launcher(), Vec::new()),
+        slots: 2,
+        uid_base: 300_000_000 + id * 4_000,
+        // One group for this crate's test processes: leaves are named by their jail's pid and a
+        // sandbox only removes leaves whose jail is dead, so processes share it safely, and a
+        // per-process group would stay behind (this sandbox is never dropped).
+        cgroup_group: "passrate-runner-test".to_owned(),
+        ..SandboxConfig::default()
+    };
+    let sandbox = Sandbox::new(config).expect("this machine must be able to sandbox");
+    Runner::new(sandbox, options)
 }
 
 pub fn int(n: i64) -> Value {
