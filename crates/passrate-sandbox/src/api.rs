@@ -117,7 +117,8 @@ pub struct ExecRequest {
 /// A frame is an ASCII header line whose last space-separated word is a decimal length,
 /// then that many bytes, then `\n` (the runner's framing). After the first `skip` frames,
 /// `cpu_us[i]` bounds the jail's CPU from the moment frame `skip + i - 1` is seen until
-/// frame `skip + i` arrives; past the last budget only `limits.cpu_ms` applies. Exceeding
+/// frame `skip + i` arrives; past the last budget `then_each_us` bounds every further frame
+/// the same way, or, without it, only `limits.cpu_ms` applies. Exceeding
 /// a budget kills the jail with [`ExecStatus::Timeout`]. The jail samples CPU every few
 /// milliseconds, so a budget is honoured to within that: callers pass a budget with slack
 /// over the figure that decides the verdict. A channel that stops looking like frames
@@ -128,6 +129,10 @@ pub struct FrameBudgets {
     /// CPU the start-up allowance of `limits.cpu_ms` covers).
     pub skip: u32,
     pub cpu_us: Vec<u64>,
+    /// The budget of each frame after those of `cpu_us`, when the number of items is not
+    /// known in advance (a test suite's discovered tests).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub then_each_us: Option<u64>,
 }
 
 impl ExecRequest {

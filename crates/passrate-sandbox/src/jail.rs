@@ -754,10 +754,12 @@ impl<'a> FrameWatch<'a> {
             return false;
         }
         let seen = self.frames;
-        let Some(budget) = seen
-            .checked_sub(self.budgets.skip)
-            .and_then(|i| self.budgets.cpu_us.get(i as usize))
-        else {
+        let Some(budget) = seen.checked_sub(self.budgets.skip).and_then(|i| {
+            self.budgets
+                .cpu_us
+                .get(i as usize)
+                .or(self.budgets.then_each_us.as_ref())
+        }) else {
             return false;
         };
         match self.anchor {
@@ -1201,6 +1203,7 @@ mod frame_watch_tests {
         let budgets = FrameBudgets {
             skip: 0,
             cpu_us: vec![],
+            then_each_us: None,
         };
         let mut w = FrameWatch::new(&budgets);
         let mut data = Vec::new();
@@ -1218,6 +1221,7 @@ mod frame_watch_tests {
         let budgets = FrameBudgets {
             skip: 1,
             cpu_us: vec![100, 50],
+            then_each_us: None,
         };
         let mut w = FrameWatch::new(&budgets);
         // Before the skipped frame: no budget.
@@ -1241,10 +1245,32 @@ mod frame_watch_tests {
     }
 
     #[test]
+    fn frames_past_the_list_take_the_each_budget() {
+        let budgets = FrameBudgets {
+            skip: 1,
+            cpu_us: vec![100],
+            then_each_us: Some(30),
+        };
+        let mut w = FrameWatch::new(&budgets);
+        let mut data = frame("hello");
+        w.advance(&data);
+        assert!(!w.over_budget(0));
+        assert!(w.over_budget(101));
+        for (k, start) in [(1, 1_000), (2, 2_000), (7, 9_000)] {
+            data.extend(frame(&format!("test {k}")));
+            w.advance(&data);
+            assert!(!w.over_budget(start));
+            assert!(!w.over_budget(start + 30));
+            assert!(w.over_budget(start + 31), "frame {k}");
+        }
+    }
+
+    #[test]
     fn a_channel_that_is_not_frames_ends_the_per_frame_checks() {
         let budgets = FrameBudgets {
             skip: 0,
             cpu_us: vec![1, 1, 1],
+            then_each_us: None,
         };
         let mut w = FrameWatch::new(&budgets);
         w.advance(b"no length here\n");
