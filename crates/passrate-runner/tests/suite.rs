@@ -280,6 +280,15 @@ fn a_test_over_its_budget_times_out_and_stops_the_suite() {
             o.cpu_us / 1000
         );
     }
+    // JavaScript's budget (the jail's) starts with the first test, right after the harness's
+    // `suite` frame.
+    let o = run(
+        Language::Javascript,
+        JS_IMPL,
+        "const test = require('node:test');\ntest('loop', () => { for (;;) {} });\ntest('b', () => {});\n",
+    );
+    assert_eq!(o.cases[0].reason, Reason::Timeout, "{o:?}");
+    assert!(o.cpu_us < 2_000_000, "{} ms of CPU", o.cpu_us / 1000);
 }
 
 #[test]
