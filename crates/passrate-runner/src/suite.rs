@@ -615,8 +615,9 @@ const SUITE_FRAMES_BEFORE_CASES: u32 = 3;
 /// a test at `test_cpu_ms` of its thread's CPU themselves. Node cannot interrupt synchronous
 /// code by CPU time, so its harness stops a test at three times that in wall time, which
 /// load shortens or stretches; the jail stops it at `test_cpu_ms` of the process's CPU
-/// (plus the call tests' slack), which load does not change: a faulty variant looping in a
-/// test cost ~2.7 s of CPU per suite run before, ~1.3 s now.
+/// (plus the call tests' slack), which load does not change. Intake's evaluations of the
+/// two unit-test tasks with a looping faulty variant (humaneval/10, /156) took 2.5–2.75 s
+/// of CPU each with the wall-time budget alone, 1.31 s with this one.
 fn suite_frame_budgets(language: Language, test_cpu_ms: u64) -> Option<FrameBudgets> {
     (language == Language::Javascript).then(|| FrameBudgets {
         skip: SUITE_FRAMES_BEFORE_CASES,

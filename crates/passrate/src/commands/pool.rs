@@ -100,7 +100,7 @@ fn runner(slots: Option<usize>) -> anyhow::Result<passrate_runner::Runner> {
         // An execution leaves its core idle while it starts, hands over, waits on the
         // compile server or sleeps (classeval/92 waits out an 11 s wall-clock limit): one
         // slot more than the cores keeps them busy. Whole imports on 2 cores: 304.2 s at
-        // 98.4 % busy against 313.3 s at 95.1 % (README, "Pool import").
+        // 98.4 % busy against 313.3 s at 95.1 % (README, "The task pool", "Measured").
         config.slots += 1;
     }
     let sandbox = passrate_sandbox::Sandbox::new(config).context("failed to start the sandbox")?;
