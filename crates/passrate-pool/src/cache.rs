@@ -25,7 +25,9 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 /// Bump when recording, building or validation logic changes what a cached entry means.
-pub const INTAKE_VERSION: u32 = 1;
+/// 2: intake's `run_calls` hold each call to the calls' allowance (the runner's options,
+/// which the fingerprint covers, did not change).
+pub const INTAKE_VERSION: u32 = 2;
 
 /// A result as its JSON bytes: compact in memory (a whole import's results stay resident)
 /// and what the disk holds, so a hit only parses.

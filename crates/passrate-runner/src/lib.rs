@@ -30,6 +30,8 @@ use crate::judge::{Execution, Planned};
 
 /// Added to twice a test's budget for the jail's per-test kill (see `Core::frame_budgets`).
 pub const FRAME_BUDGET_SLACK_US: u64 = 250_000;
+/// Frames the call harnesses write before their first test's result: `hello`, `loaded`.
+const CALL_FRAMES_BEFORE_TESTS: u32 = 2;
 use crate::protocol::{Mode, Request, RequestTest};
 
 /// CPU allowances of one language.
@@ -577,7 +579,7 @@ impl<E: Fn(&ExecRequest) -> Result<ExecOutcome, SandboxError>> Core<'_, E> {
     fn frame_budgets(&self, task: &Task, language: Language) -> Option<FrameBudgets> {
         let budgets = self.test_budgets_us(task, language)?;
         Some(FrameBudgets {
-            skip: 2,
+            skip: CALL_FRAMES_BEFORE_TESTS,
             cpu_us: budgets
                 .iter()
                 .map(|&b| b.saturating_mul(2).saturating_add(FRAME_BUDGET_SLACK_US))
@@ -797,9 +799,9 @@ impl<E: Fn(&ExecRequest) -> Result<ExecOutcome, SandboxError>> Core<'_, E> {
         // budget, a call stuck in a loop also used up the unspent start-up allowance
         // (1–1.5 s) before the reference was given up.
         let per_call = FrameBudgets {
-            skip: 2,
-            cpu_us: vec![self.options.intake_cpu_ms.saturating_mul(1000); calls.len()],
-            then_each_us: None,
+            skip: CALL_FRAMES_BEFORE_TESTS,
+            cpu_us: Vec::new(),
+            then_each_us: Some(self.options.intake_cpu_ms.saturating_mul(1000)),
         };
         let outcome = self.execute_with(layout, &request, limits, Some(per_call))?;
         let t = protocol::parse_transcript(&outcome.channel_output, &nonce, false, max_frame);

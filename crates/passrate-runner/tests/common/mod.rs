@@ -60,7 +60,7 @@ pub fn runner_with(options: RunnerOptions) -> Runner {
         uid_base: 300_000_000 + id * 4_000,
         // One group for this crate's test processes: leaves are named by their jail's pid and a
         // sandbox only removes leaves whose jail is dead, so processes share it safely, and a
-        // per-process group would stay behind (this sandbox is never dropped).
+        // per-process group would stay behind ([`runner`]'s sandbox is never dropped).
         cgroup_group: "passrate-runner-test".to_owned(),
         ..SandboxConfig::default()
     };
