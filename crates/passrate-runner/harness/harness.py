@@ -12,6 +12,7 @@ def _prepare():
     # Everything the harness needs is bound to locals now, before any candidate code runs, so
     # rebinding builtins, json, os or this module's globals later cannot reach the harness.
     _write, _read, _close = os.write, os.read, os.close
+    _open, _O_RDONLY, _dec_utf8 = os.open, os.O_RDONLY | os.O_CLOEXEC, bytes.decode
     _type, _len, _isinstance, _id = type, len, isinstance, id
     _int, _float, _str, _bool, _list, _tuple, _dict = int, float, str, bool, list, tuple, dict
     _set, _frozenset, _none = set, frozenset, type(None)
@@ -208,6 +209,22 @@ def _prepare():
         t1 = _cpu()
         return '{"ok":' + encode(r) + "}", (t1 - t0) // 1000
 
+    def read_text(path):
+        # What open(path, encoding="utf-8").read() gives compile(), which translates "\r\n"
+        # and "\r" itself: the same code object, without building a text file object (~30
+        # fewer page copies in each fresh child).
+        fd = _open(path, _O_RDONLY)
+        try:
+            chunks = []
+            while True:
+                b = _read(fd, 1 << 16)
+                if not b:
+                    break
+                chunks.append(b)
+        finally:
+            _close(fd)
+        return _dec_utf8(b"".join(chunks), "utf-8")
+
     def run():
         if _set_int_max_str_digits is not None:
             _set_int_max_str_digits(0)
@@ -238,9 +255,7 @@ def _prepare():
 
         ns = {"__name__": "solution", "__builtins__": builtins}
         try:
-            with open(req["file"], "r", encoding="utf-8") as f:
-                src = f.read()
-            code = compile(src, req["file"], "exec")
+            code = compile(read_text(req["file"]), req["file"], "exec")
             exec(code, ns)
             target_name = req.get("class") or req["entry"]
             if req["mode"] == "tests" and target_name not in ns:
@@ -282,9 +297,7 @@ def _prepare():
 
             ns[entry] = recorder
             try:
-                with open(req["check_file"], "r", encoding="utf-8") as f:
-                    check_src = f.read()
-                exec(compile(check_src, req["check_file"], "exec"), ns)
+                exec(compile(read_text(req["check_file"]), req["check_file"], "exec"), ns)
                 if count[0] == 0 and callable(ns.get("check")):
                     ns["check"](recorder)
             except _BaseException as e:
