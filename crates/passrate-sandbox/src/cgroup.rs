@@ -51,6 +51,8 @@ pub struct Layout {
     pub pids: Base,
     pub cpu: Base,
     pub kill: Base,
+    /// v1 memory: the hierarchy accounts swap (`memory.memsw.*` exist in every directory).
+    pub v1_memsw: bool,
 }
 
 /// Default name of the directory holding passrate's leaves in each hierarchy.
@@ -189,8 +191,16 @@ impl Layout {
         };
 
         let has_v2 = v2_base.is_some();
+        let memory = pick("memory limit", v2_memory, "memory")?;
+        let v1_memsw = memory.version == Version::V1
+            && memory.dir.join("memory.memsw.limit_in_bytes").exists();
+        if memory.version == Version::V1 {
+            // A v1 memory cgroup starts with its parent's swappiness: set once here, not
+            // in every leaf (best effort, as before).
+            let _ = fs_err::write(memory.dir.join("memory.swappiness"), "0");
+        }
         let layout = Layout {
-            memory: pick("memory limit", v2_memory, "memory")?,
+            memory,
             pids: pick("process limit", v2_pids, "pids")?,
             cpu: pick("CPU accounting", has_v2, "cpuacct")?,
             kill: pick(
@@ -201,6 +211,7 @@ impl Layout {
                         .is_some_and(|b| b.join("cgroup.kill").exists() || has_kill_file(b)),
                 "freezer",
             )?,
+            v1_memsw,
         };
         Ok(layout)
     }
@@ -286,6 +297,11 @@ fn read_cpu_us(dir: &Path, version: Version) -> io::Result<u64> {
 pub struct ExecCgroup {
     layout: Layout,
     name: String,
+    /// Found empty by [`kill_all`](Self::kill_all). It stays empty: only processes in a leaf
+    /// add to it (by forking), and nothing in a jail can open a `cgroup.procs` file to join
+    /// one (its descriptors, opened by the jail as host root, go to the one process that
+    /// joins before anything of the execution runs).
+    emptied: std::cell::Cell<bool>,
 }
 
 fn leaf(base: &Base, name: &str) -> PathBuf {
@@ -328,6 +344,7 @@ impl ExecCgroup {
         ExecCgroup {
             layout: layout.clone(),
             name: name.to_owned(),
+            emptied: std::cell::Cell::new(false),
         }
     }
 
@@ -362,7 +379,7 @@ impl ExecCgroup {
                 let value = memory_bytes.to_string();
                 let limit = mem.join("memory.limit_in_bytes");
                 let memsw = mem.join("memory.memsw.limit_in_bytes");
-                if memsw.exists() {
+                if layout.v1_memsw {
                     // memsw may never be below the limit: lowering both (a prepared leaf
                     // given a smaller limit) must go memsw first, raising limit first.
                     if fs_err::write(&limit, &value).is_err() {
@@ -373,7 +390,6 @@ impl ExecCgroup {
                 } else {
                     fs_err::write(&limit, &value)?;
                 }
-                let _ = fs_err::write(mem.join("memory.swappiness"), "0");
             }
         }
         fs_err::write(leaf(&layout.pids, name).join("pids.max"), pids.to_string())?;
@@ -479,11 +495,16 @@ impl ExecCgroup {
         self.procs().is_empty()
     }
 
-    /// Kills every process in the leaf and waits (bounded) until none is left.
+    /// Kills every process in the leaf and waits (bounded) until none is left. Once the leaf
+    /// was found empty this reads nothing: an execution calls it up to three times.
     pub fn kill_all(&self) {
+        if self.emptied.get() {
+            return;
+        }
         let dir = leaf(&self.layout.kill, &self.name);
         for _ in 0..200 {
             if self.is_empty() {
+                self.emptied.set(true);
                 return;
             }
             match self.layout.kill.version {
