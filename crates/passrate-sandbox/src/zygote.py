@@ -217,8 +217,9 @@ def child(sock, req, blob, fds, prepared_size):
     size = req["workdir_bytes"]
     if size != prepared_size:
         mount_work_dirs(size, MS_REMOUNT)
-    # os.path.join("/tmp", p) and os.path.dirname(path) without posixpath's Python code. File
-    # paths are relative, of plain components (Sandbox::validate); a script may be absolute.
+    # os.path.join("/tmp", p) without posixpath's Python code. File paths are relative, of
+    # plain components (Sandbox::validate; "a//b" names the same file as "a/b"), so a file's
+    # directory is what precedes its last "/"; a script may be absolute.
     script = req["script"]
     if not script.startswith("/"):
         script = "/tmp/" + script
@@ -230,7 +231,7 @@ def child(sock, req, blob, fds, prepared_size):
         path = "/tmp/" + f["path"]
         if path == script:
             script_data = bytes(data)
-        parent = path[:path.rfind("/")].rstrip("/")
+        parent = path[:path.rfind("/")]
         if parent != "/tmp":
             os.makedirs(parent, exist_ok=True)
             os.chown(parent, JAIL_UID, JAIL_UID)
