@@ -277,16 +277,14 @@ mod tests {
     fn policy(arch: u32, nr: u32, args: [u32; 2]) -> u32 {
         let errno = |e: i32| SECCOMP_RET_ERRNO | e as u32;
         let nr_is = |n: libc::c_long| nr == n as u32;
+        let namespace_clone = nr_is(libc::SYS_clone) && args[0] & CLONE_NAMESPACE_FLAGS != 0;
+        let terminal_input = nr_is(libc::SYS_ioctl) && (args[1] == TIOCSTI || args[1] == TIOCLINUX);
         if arch != AUDIT_ARCH_NATIVE || nr >= X32_SYSCALL_BIT {
             SECCOMP_RET_KILL_PROCESS
-        } else if DENIED.iter().any(|&d| nr_is(d)) {
+        } else if DENIED.iter().any(|&d| nr_is(d)) || namespace_clone || terminal_input {
             errno(libc::EPERM)
         } else if nr_is(libc::SYS_clone3) {
             errno(libc::ENOSYS)
-        } else if nr_is(libc::SYS_clone) && args[0] & CLONE_NAMESPACE_FLAGS != 0 {
-            errno(libc::EPERM)
-        } else if nr_is(libc::SYS_ioctl) && (args[1] == TIOCSTI || args[1] == TIOCLINUX) {
-            errno(libc::EPERM)
         } else if nr_is(libc::SYS_socket) && (args[0] == AF_PACKET || args[0] == AF_VSOCK) {
             errno(libc::EAFNOSUPPORT)
         } else {
