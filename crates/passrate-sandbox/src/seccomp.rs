@@ -140,6 +140,16 @@ fn rules() -> Vec<(u32, Rule)> {
 fn rule_code(rule: Rule) -> Vec<libc::sock_filter> {
     let errno = |e: i32| stmt(RET_K, SECCOMP_RET_ERRNO | (e as u32 & 0xffff));
     let allow = stmt(RET_K, SECCOMP_RET_ALLOW);
+    // Fails with `e` when argument `arg` is `a` or `b`.
+    let refuse_either = |arg: u32, a: u32, b: u32, e: i32| {
+        vec![
+            stmt(LD_W_ABS, off_arg_low(arg)),
+            jump(JEQ_K, a, 1, 0),
+            jump(JEQ_K, b, 0, 1),
+            errno(e),
+            allow,
+        ]
+    };
     match rule {
         Rule::Deny => vec![errno(libc::EPERM)],
         Rule::NoSys => vec![errno(libc::ENOSYS)],
@@ -149,20 +159,8 @@ fn rule_code(rule: Rule) -> Vec<libc::sock_filter> {
             errno(libc::EPERM),
             allow,
         ],
-        Rule::TerminalIoctl => vec![
-            stmt(LD_W_ABS, off_arg_low(1)),
-            jump(JEQ_K, TIOCSTI, 1, 0),
-            jump(JEQ_K, TIOCLINUX, 0, 1),
-            errno(libc::EPERM),
-            allow,
-        ],
-        Rule::SocketFamily => vec![
-            stmt(LD_W_ABS, off_arg_low(0)),
-            jump(JEQ_K, AF_PACKET, 1, 0),
-            jump(JEQ_K, AF_VSOCK, 0, 1),
-            errno(libc::EAFNOSUPPORT),
-            allow,
-        ],
+        Rule::TerminalIoctl => refuse_either(1, TIOCSTI, TIOCLINUX, libc::EPERM),
+        Rule::SocketFamily => refuse_either(0, AF_PACKET, AF_VSOCK, libc::EAFNOSUPPORT),
     }
 }
 
