@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{call, int, runner, task, variant};
+use common::{assert_passes, call, int, task, variant};
 use passrate_schema::{Integer, Language, Value};
 
 #[test]
@@ -41,13 +41,5 @@ fn million_digit_results_are_encoded_exactly_within_the_budget() {
             call(vec![int(2)], mersenne),
         ],
     );
-    let verdict = runner()
-        .evaluate(&t, Language::Python, code)
-        .expect("no infrastructure failure");
-    assert!(
-        verdict.passed(),
-        "{:?} {:?}",
-        verdict.reason,
-        verdict.detail
-    );
+    assert_passes(&t, Language::Python, code);
 }

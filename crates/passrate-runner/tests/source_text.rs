@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{call, int, runner, task, variant};
+use common::{assert_passes, call, int, task, variant};
 use passrate_schema::{Language, Value};
 
 #[test]
@@ -20,13 +20,5 @@ fn python_candidates_with_crlf_or_cr_line_endings_and_non_ascii_text_load_as_wri
             call(vec![int(1)], int(10)),
         ],
     );
-    let verdict = runner()
-        .evaluate(&t, Language::Python, code)
-        .expect("no infrastructure failure");
-    assert!(
-        verdict.passed(),
-        "{:?} {:?}",
-        verdict.reason,
-        verdict.detail
-    );
+    assert_passes(&t, Language::Python, code);
 }

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{call, int, runner, runner_with, task, variant};
+use common::{assert_passes, call, int, runner, runner_with, task, variant};
 use passrate_runner::{RunnerError, RunnerOptions};
 use passrate_schema::{Language, Reason};
 
@@ -61,10 +61,7 @@ fn tests_within_their_budgets_are_not_stopped() {
     t.calibration
         .reference_test_cpu_us
         .insert(Language::Python, vec![100_000; 10]);
-    let verdict = runner()
-        .evaluate(&t, Language::Python, code)
-        .expect("no infrastructure failure");
-    assert!(verdict.passed(), "{verdict:?}");
+    let verdict = assert_passes(&t, Language::Python, code);
     assert!(
         verdict.cpu_ms > 1_050,
         "the tests did less work than meant: {verdict:?}"

@@ -12,7 +12,7 @@ use passrate_sandbox::{Launcher, Sandbox, SandboxConfig};
 use passrate_schema::{
     Calibration, Category, CategoryData, Comparator, Expected, IntakeFactors, Language,
     LimitOverrides, Signature, Source, TASK_FORMAT_VERSION, Task, TestCase, TestForm, Tier, Value,
-    Variant, Visibility,
+    Variant, Verdict, Visibility,
 };
 
 /// The jail launcher beside the test binary's target directory, built on demand.
@@ -66,6 +66,22 @@ pub fn runner_with(options: RunnerOptions) -> Runner {
     };
     let sandbox = Sandbox::new(config).expect("this machine must be able to sandbox");
     Runner::new(sandbox, options)
+}
+
+/// Judges `code` on the shared runner and asserts it passed (showing the reason and detail
+/// otherwise); returns the verdict for further checks.
+pub fn assert_passes(t: &Task, language: Language, code: &str) -> Verdict {
+    let verdict = runner()
+        .evaluate(t, language, code)
+        .expect("no infrastructure failure");
+    assert!(
+        verdict.passed(),
+        "{}: {:?} {:?}",
+        t.id,
+        verdict.reason,
+        verdict.detail
+    );
+    verdict
 }
 
 pub fn int(n: i64) -> Value {
