@@ -369,8 +369,7 @@ def main():
     # builds the AST types (compile() checks whether its argument is an AST object first):
     # ~1.2 ms of CPU and ~190 page faults when each child paid it, outside the sandbox.
     # Only this fixed text is compiled here, never a request's.
-    for _ in range(4):
-        compile(WARM_UP_SOURCE, "<passrate warm-up>", "exec", dont_inherit=True)
+    compile(WARM_UP_SOURCE, "<passrate warm-up>", "exec", dont_inherit=True)
     # Objects of the zygote are never collected in a child: a collection there would touch
     # (and copy) every page the zygote shares with it.
     gc.collect()
