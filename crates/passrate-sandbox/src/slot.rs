@@ -36,7 +36,8 @@ pub struct Blob(#[serde(with = "crate::wire::bytes")] pub Vec<u8>);
 /// (`Sandbox::trust_python_bytecode`): the host's own programs, never a candidate's file.
 /// `trusted_files` lists `(file index, blob index)`: that file's contents were left out
 /// because they are exactly the bytes of the slot's blob of that index (in the order the
-/// slot received them, this frame's included); the slot puts them back before running.
+/// slot received them, this frame's included). The slot passes the reference on: the fork
+/// server holds every blob, in the same order, and writes those bytes.
 #[derive(Debug, Serialize)]
 pub struct SlotExecRef<'a> {
     pub exec: &'a ExecRequest,
@@ -66,20 +67,21 @@ pub fn without_contents(exec: &ExecRequest, refs: &[(usize, usize)]) -> ExecRequ
     copy
 }
 
-/// Puts back the contents [`without_contents`] left out, from the blobs the slot holds.
-fn restore_contents(
-    exec: &mut ExecRequest,
+/// Checks that each reference (`(file index, blob index)`) names a file whose contents
+/// [`without_contents`] left out and one of the `held` blobs the slot has sent on.
+fn check_references(
+    exec: &ExecRequest,
     refs: &[(usize, usize)],
-    held: &[Blob],
+    held: usize,
 ) -> Result<(), String> {
-    for &(i, k) in refs {
-        match (exec.files.get_mut(i), held.get(k)) {
-            (Some(f), Some(blob)) if f.contents.is_empty() => f.contents.clone_from(&blob.0),
-            _ => {
-                return Err(format!(
-                    "the host referred to trusted bytes {k} for file {i}, which this slot cannot resolve"
-                ));
-            }
+    for (n, &(i, k)) in refs.iter().enumerate() {
+        let resolvable = k < held
+            && exec.files.get(i).is_some_and(|f| f.contents.is_empty())
+            && !refs[..n].iter().any(|&(j, _)| j == i);
+        if !resolvable {
+            return Err(format!(
+                "the host referred to trusted bytes {k} for file {i}, which this slot cannot resolve"
+            ));
         }
     }
     Ok(())
@@ -115,19 +117,20 @@ pub fn serve(req: SlotRequest) -> ! {
     if wire::write_frame(io::stdout().lock(), &Ok::<(), String>(())).is_err() {
         std::process::exit(1);
     }
-    // Every trusted blob the host sent, in order: `trusted_files` refers to them by index.
-    let mut held: Vec<Blob> = Vec::new();
+    // How many trusted blobs the host sent (and this slot passed on to the fork server), in
+    // order: `trusted_files` refers to them by index.
+    let mut held = 0;
     loop {
         let SlotExec {
-            mut exec,
+            exec,
             trusted,
             trusted_files,
         } = match wire::read_frame(io::stdin().lock()) {
             Ok(frame) => frame,
             Err(_) => slot.exit(0),
         };
-        held.extend(trusted.iter().cloned());
-        if let Err(e) = restore_contents(&mut exec, &trusted_files, &held) {
+        held += trusted.len();
+        if let Err(e) = check_references(&exec, &trusted_files, held) {
             let _ = wire::write_frame(io::stdout().lock(), &JailResponse::Err(e));
             slot.exit(2);
         }
@@ -141,7 +144,7 @@ pub fn serve(req: SlotRequest) -> ! {
                 slot.exit(2);
             }
         }
-        let response = slot.execute(&exec);
+        let response = slot.execute(&exec, &trusted_files);
         let failed = response.is_err();
         if wire::write_frame(io::stdout().lock(), &response).is_err() || failed {
             // Everything below dies with us (parent-death signals, then the pid namespace).
@@ -220,6 +223,11 @@ impl Slot {
             .map(|e| CString::new(*e).expect("static"))
             .collect();
         env.push(CString::new(format!("PASSRATE_SECCOMP={}", filter_bytes())).expect("hex"));
+        // Every library symbol bound at start-up: lazily bound, each child's first call of
+        // a function (setresuid, setsid, ...) wrote its GOT entry (a page copy) and read the
+        // symbol tables (~15 page faults per execution). The fork server removes it from its
+        // environment, so children never see it.
+        env.push(CString::new("LD_BIND_NOW=1").expect("static"));
         env.push(
             CString::new(format!("PASSRATE_PRELOAD={}", req.preload.join(",")))
                 .map_err(|e| e.to_string())?,
@@ -332,7 +340,7 @@ impl Slot {
         std::process::exit(code)
     }
 
-    fn execute(&mut self, exec: &ExecRequest) -> JailResponse {
+    fn execute(&mut self, exec: &ExecRequest, trusted_files: &[(usize, usize)]) -> JailResponse {
         let Some(Program::Python { script, args }) =
             exec.steps.first().filter(|_| fork_servable(exec))
         else {
@@ -358,7 +366,7 @@ impl Slot {
         let result = match after {
             Ok((after, memory, pids, fds)) => {
                 self.next = Some((after, memory, pids));
-                self.execute_in(exec, script, args, &cg, fds)
+                self.execute_in(exec, trusted_files, script, args, &cg, fds)
             }
             Err(e) => Err(e),
         };
@@ -371,6 +379,7 @@ impl Slot {
     fn execute_in(
         &mut self,
         exec: &ExecRequest,
+        trusted_files: &[(usize, usize)],
         script: &str,
         args: &[String],
         cg: &ExecCgroup,
@@ -398,19 +407,30 @@ impl Slot {
         }
         child_fds.extend(next_fds);
         // File contents follow the JSON as raw bytes (sizes in the JSON): no hex or
-        // escaping of e.g. a .pyc in either direction.
+        // escaping of e.g. a .pyc in either direction. A trusted file stays a reference:
+        // the fork server has the bytes.
         let mut blob = Vec::new();
         let files: Vec<serde_json::Value> = exec
             .files
             .iter()
-            .map(|f| {
-                blob.extend_from_slice(&f.contents);
-                serde_json::json!({
-                    "path": f.path,
-                    "size": f.contents.len(),
-                    "executable": f.executable,
-                })
-            })
+            .enumerate()
+            .map(
+                |(i, f)| match trusted_files.iter().find(|&&(j, _)| j == i) {
+                    Some(&(_, k)) => serde_json::json!({
+                        "path": f.path,
+                        "trusted": k,
+                        "executable": f.executable,
+                    }),
+                    None => {
+                        blob.extend_from_slice(&f.contents);
+                        serde_json::json!({
+                            "path": f.path,
+                            "size": f.contents.len(),
+                            "executable": f.executable,
+                        })
+                    }
+                },
+            )
             .collect();
         let request = serde_json::json!({
             "seq": self.seq,
@@ -599,19 +619,18 @@ mod tests {
     }
 
     #[test]
-    fn trusted_file_references_round_trip_and_bad_ones_are_refused() {
-        let held = [Blob(b"zero".to_vec()), Blob(b"one".to_vec())];
+    fn trusted_file_references_are_checked() {
         let original = request(&[b"one", b"mine", b"zero"]);
         let refs = [(0, 1), (2, 0)];
-        let mut sent = without_contents(&original, &refs);
+        let sent = without_contents(&original, &refs);
         assert_eq!(sent.files[0].contents, b"");
         assert_eq!(sent.files[1].contents, b"mine");
-        restore_contents(&mut sent, &refs, &held).unwrap();
-        assert_eq!(sent, original);
-        // Unknown blob, unknown file, or a file that still has contents: refused.
-        for bad in [[(0, 2)], [(3, 0)], [(1, 0)]] {
-            let mut sent = without_contents(&original, &[(0, 1)]);
-            assert!(restore_contents(&mut sent, &bad, &held).is_err(), "{bad:?}");
+        assert_eq!(sent.files[2].contents, b"");
+        check_references(&sent, &refs, 2).unwrap();
+        // Unknown blob, unknown file, a file that still has contents, or one file twice.
+        let sent = without_contents(&original, &refs);
+        for bad in [&[(0, 2)][..], &[(3, 0)], &[(1, 0)], &[(0, 1), (0, 0)]] {
+            assert!(check_references(&sent, bad, 2).is_err(), "{bad:?}");
         }
     }
 }

@@ -16,7 +16,8 @@
 #     EXEC: the execution's five stdio/channel descriptors, then `next` descriptors of the
 #     leaf for the spare that serves the following execution (`workdir`: its /tmp size).
 #     Its body: <json length u32>, the JSON request, then the files' contents back to back
-#     (their sizes are in the JSON).
+#     (their sizes are in the JSON). A file with `"trusted": k` has no contents in the body:
+#     its bytes are those of the k-th TRUSTED message this process received.
 #     TRUSTED: the body is the bytecode (.pyc) of the host's own trusted program (never a
 #     candidate's file); the zygote loads it once, and a child whose script has exactly these
 #     bytes runs the loaded code instead of unmarshalling it again (no descriptors). The
@@ -53,6 +54,9 @@ WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC
 # (bytes, code, module, main) of the host's trusted bytecode, loaded in the zygote (TRUSTED
 # messages); `main` is the program's prepared entry (`__passrate_main__`) or None.
 LOADED = []
+# The bytes of every TRUSTED message, in the order received (loaded or not): a request's
+# file refers to them by index instead of carrying them (see child()).
+TRUSTED_BYTES = []
 PREPARE_NAME = "__passrate_prepare__"
 # Compiled (not run) by main() before the first fork; see there.
 WARM_UP_SOURCE = """
@@ -76,6 +80,9 @@ for name in os.environ.pop("PASSRATE_PRELOAD", "").split(","):
         except Exception:
             pass
 SECCOMP = bytes.fromhex(os.environ.pop("PASSRATE_SECCOMP"))
+# Only for this process's own start-up (the jail sets it): children get the plain
+# environment. (unsetenv: it was read once, when the loader started.)
+os.environ.pop("LD_BIND_NOW", None)
 # Every execution starts from the same `random` state, as string hashing is the same in
 # every jail (PYTHONHASHSEED=0): children do not reseed it (see fork()).
 if "random" in sys.modules:
@@ -152,6 +159,7 @@ def load_trusted(body):
     # Only ever the host's own bytecode (the jail sends what the host registered), so
     # unmarshalling it here is as safe as in a child; the objects are frozen like the rest.
     data = bytes(body)
+    TRUSTED_BYTES.append(data)
     if data[:4] != MAGIC or len(LOADED) >= MAX_TRUSTED or any(e[0] == data for e in LOADED):
         return
     try:
@@ -226,8 +234,14 @@ def child(sock, req, blob, fds, prepared_size):
     script_data = None
     offset = 0
     for f in req["files"]:
-        data = blob[offset:offset + f["size"]]
-        offset += f["size"]
+        k = f.get("trusted")
+        if k is None:
+            data = blob[offset:offset + f["size"]]
+            offset += f["size"]
+        else:
+            # The host's own bytes, already here: not copied through two sockets per
+            # execution (the harness .pyc is most of a request's body).
+            data = TRUSTED_BYTES[k]
         path = "/tmp/" + f["path"]
         if path == script:
             script_data = bytes(data)
@@ -313,7 +327,7 @@ def recv_message(sock):
 
 
 def fork_spare(sock, procs_fds, workdir):
-    # Returns (pid, socket to it). The spare joins the leaf, unshares, mounts its work dirs,
+    # Returns (pid, socket to it, how many trusted bytes it has). The spare joins the leaf, unshares, mounts its work dirs,
     # says "J", waits for its execution (or EOF: not needed), then becomes that execution's
     # child.
     ours, theirs = _socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -330,11 +344,16 @@ def fork_spare(sock, procs_fds, workdir):
             check(libc.unshare(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWCGROUP), "unshare")
             mount_work_dirs(workdir)
             theirs.sendall(b"J")
-            head, fds = recv_with_fds(theirs, 4, 8)
+            head, fds = recv_with_fds(theirs, 8, 8)
             if not head:
                 raise EOFError
-            head += recv_exact(theirs, 4 - len(head))
-            body = recv_exact(theirs, struct.unpack("<I", head)[0])
+            head += recv_exact(theirs, 8 - len(head))
+            size, missing = struct.unpack("<II", head)
+            # Trusted bytes that reached the fork server after this spare was forked.
+            for _ in range(missing):
+                (n,) = struct.unpack("<I", recv_exact(theirs, 4))
+                TRUSTED_BYTES.append(bytes(recv_exact(theirs, n)))
+            body = recv_exact(theirs, size)
             theirs.close()
             (n,) = struct.unpack_from("<I", body)
             req = json.loads(body[4:4 + n])
@@ -351,7 +370,7 @@ def fork_spare(sock, procs_fds, workdir):
     theirs.close()
     for fd in procs_fds:
         os.close(fd)
-    return pid, ours
+    return pid, ours, len(TRUSTED_BYTES)
 
 
 def main():
@@ -396,14 +415,17 @@ def main():
                     os.close(fd)
             continue
         own, nxt = fds[:5], fds[5:5 + nnext]
-        pid, to_spare = spare if spare is not None else (None, None)
+        pid, to_spare, known = spare if spare is not None else (None, None, 0)
         spare = None
         joined = to_spare is not None and to_spare.recv(1) == b"J"
         if joined:
-            # Two buffers, one sendmsg: no copy of the body (every page the zygote writes
-            # after a fork is a page copied).
-            to_spare.sendmsg([struct.pack("<I", len(body)), body],
-                             [(socket.SOL_SOCKET, socket.SCM_RIGHTS, struct.pack("%di" % len(own), *own))])
+            # Buffers, one sendmsg: no copy of the body (every page the zygote writes after a
+            # fork is a page copied).
+            parts = [struct.pack("<II", len(body), len(TRUSTED_BYTES) - known)]
+            for data in TRUSTED_BYTES[known:]:
+                parts += [struct.pack("<I", len(data)), data]
+            parts.append(body)
+            to_spare.sendmsg(parts, [(socket.SOL_SOCKET, socket.SCM_RIGHTS, struct.pack("%di" % len(own), *own))])
         if to_spare is not None:
             to_spare.close()
         for fd in own:

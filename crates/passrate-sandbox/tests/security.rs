@@ -27,6 +27,14 @@ fn identity_environment_and_filesystem_are_the_jails() {
         !text.contains("NODE_EXTRA_CA_CERTS") && !text.contains("CARGO"),
         "host environment leaked: {text}"
     );
+    // Exactly the clean environment: nothing of the host's, and nothing the fork server was
+    // started with for itself (its seccomp program, preloads, LD_BIND_NOW).
+    let mut names: Vec<String> = passrate_sandbox::runtimes::CLEAN_ENV
+        .iter()
+        .map(|e| format!("'{}'", e.split('=').next().unwrap_or_default()))
+        .collect();
+    names.sort();
+    assert_eq!(lines[1], format!("[{}]", names.join(", ")));
     // Warm slots also hold the fork server's (public) source under /run.
     let root = lines[2].replace(" 'run',", "");
     assert_eq!(
