@@ -267,7 +267,11 @@ pub fn write_inputs(files: &[crate::api::InputFile]) -> io::Result<()> {
         let path = Path::new("/tmp").join(&file.path);
         if let Some(parent) = path.parent() {
             mkdir_p(parent)?;
-            chown(parent)?;
+            // Every directory below /tmp on the way, not only the file's own: the candidate
+            // owns its work dir's whole tree.
+            for dir in parent.ancestors().take_while(|d| *d != Path::new("/tmp")) {
+                chown(dir)?;
+            }
         }
         fs_err::write(&path, &file.contents)?;
         let mode = if file.executable { 0o755 } else { 0o644 };

@@ -220,6 +220,21 @@ def run_main(path, data):
     exec(code, g)
 
 
+def make_dirs(parent):
+    # Every directory of `parent` below /tmp, owned by the candidate (the whole tree of its
+    # work dir is its own, as on the cold path). Nothing of the candidate has run yet, so
+    # no component can be a planted link; paths are plain components (Sandbox::validate).
+    path = "/tmp"
+    for part in parent[5:].split("/"):
+        if part:
+            path += "/" + part
+            try:
+                os.mkdir(path, 0o755)
+            except FileExistsError:
+                continue
+            os.chown(path, JAIL_UID, JAIL_UID)
+
+
 def child(sock, req, blob, fds, prepared_size):
     # Namespaces and work dirs were made fresh by this process when it became the spare.
     size = req["workdir_bytes"]
@@ -247,8 +262,7 @@ def child(sock, req, blob, fds, prepared_size):
             script_data = bytes(data)
         parent = path[:path.rfind("/")]
         if parent != "/tmp":
-            os.makedirs(parent, exist_ok=True)
-            os.chown(parent, JAIL_UID, JAIL_UID)
+            make_dirs(parent)
         # os.open rather than open(): no buffered file object, isatty probe or seek.
         fd = os.open(path, WRITE_FLAGS, 0o600)
         try:
