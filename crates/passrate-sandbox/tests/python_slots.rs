@@ -36,17 +36,11 @@ print("dirs", os.stat("pkg/sub").st_uid, os.stat("pkg").st_uid, os.stat("data").
     let req = with_nested_files(common::python_request(code));
     // The first execution and a later one (a spare forked while the first ran).
     for _ in 0..2 {
-        let out = jail.run(&req);
-        assert_eq!(
-            out.status,
-            ExecStatus::Ok,
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        assert_eq!(
-            common::stdout(&out),
+        assert_prints(
+            &jail,
+            &req,
             "pkg/sub/mod.py m 1000 0o644\ndata//x.txt x 1000 0o644\ntop.txt t 1000 0o644\n\
-             dirs 1000 1000 1000\n"
+             dirs 1000 1000 1000\n",
         );
     }
 }
@@ -61,15 +55,20 @@ fn a_cold_execution_gets_nested_input_files_owned_by_the_candidate() {
             "cat pkg/sub/mod.py data/x.txt top.txt; echo; stat -c '%n %u' pkg pkg/sub data pkg/sub/mod.py".into(),
         ],
     }));
-    let out = jail.run(&req);
+    assert_prints(
+        &jail,
+        &req,
+        "mxt\npkg 1000\npkg/sub 1000\ndata 1000\npkg/sub/mod.py 1000\n",
+    );
+}
+
+fn assert_prints(jail: &common::Jail, req: &ExecRequest, expected: &str) {
+    let out = jail.run(req);
     assert_eq!(
         out.status,
         ExecStatus::Ok,
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert_eq!(
-        common::stdout(&out),
-        "mxt\npkg 1000\npkg/sub 1000\ndata 1000\npkg/sub/mod.py 1000\n"
-    );
+    assert_eq!(common::stdout(&out), expected);
 }
