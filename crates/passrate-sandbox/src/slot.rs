@@ -225,7 +225,7 @@ impl Slot {
         env.push(CString::new(format!("PASSRATE_SECCOMP={}", filter_bytes())).expect("hex"));
         // Every library symbol bound at start-up: lazily bound, each child's first call of
         // a function (setresuid, setsid, ...) wrote its GOT entry (a page copy) and read the
-        // symbol tables (~15 page faults per execution). The fork server removes it from its
+        // symbol tables (~9 page faults per execution, net). The fork server removes it from its
         // environment, so children never see it.
         env.push(CString::new("LD_BIND_NOW=1").expect("static"));
         env.push(

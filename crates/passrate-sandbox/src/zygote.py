@@ -341,9 +341,10 @@ def recv_message(sock):
 
 
 def fork_spare(sock, procs_fds, workdir):
-    # Returns (pid, socket to it, how many trusted bytes it has). The spare joins the leaf, unshares, mounts its work dirs,
-    # says "J", waits for its execution (or EOF: not needed), then becomes that execution's
-    # child.
+    # Returns (pid, socket to it, how many TRUSTED_BYTES it has). The spare joins the leaf,
+    # unshares, mounts its work dirs, says "J", waits for its execution (or EOF: not needed),
+    # then becomes that execution's child. What it receives: <body length u32, count u32>,
+    # `count` times <length u32> and trusted bytes it lacks, then the body (main()).
     ours, theirs = _socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     pid = fork()
     if pid == 0:
