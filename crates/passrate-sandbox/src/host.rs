@@ -43,6 +43,12 @@ pub struct SandboxConfig {
     pub fork_server: bool,
     /// Modules the Python fork server imports once.
     pub python_preload: Vec<String>,
+    /// Pin each warm Python slot (its jail, fork server and every execution forked from it)
+    /// to one CPU of those this process may use, one slot per CPU, when there are at least as
+    /// many CPUs as slots (`PASSRATE_PIN_SLOTS=0` turns it off). A fork server's children then copy its pages
+    /// on the CPU whose caches hold them, and no page-table change of theirs has to flush
+    /// another CPU's TLB.
+    pub pin_slots: bool,
     /// Compile Java in warm, sandboxed compiler JVMs (`javac -proc:none` semantics), then
     /// run in a fresh jail. Off: `javac` runs cold inside each execution's jail.
     pub java_compile_server: bool,
@@ -67,11 +73,11 @@ pub struct SandboxConfig {
     pub prestarted: usize,
 }
 
-/// Modules harnesses and typical candidates import; importing them once in the fork server
-/// saves every execution their import time.
 /// How many trusted bytecode files ([`Sandbox::trust_python_bytecode`]) are kept.
 pub const MAX_TRUSTED_PYTHON: usize = 4;
 
+/// Modules harnesses and typical candidates import; importing them once in the fork server
+/// saves every execution their import time.
 pub const DEFAULT_PYTHON_PRELOAD: &[&str] = &[
     "json",
     "math",
@@ -115,6 +121,7 @@ impl Default for SandboxConfig {
                 .iter()
                 .map(|m| m.to_string())
                 .collect(),
+            pin_slots: std::env::var_os("PASSRATE_PIN_SLOTS").is_none_or(|v| v != "0"),
             java_compile_server: true,
             javac_recycle_after: 20_000,
             javac_recycle_memory_bytes: 384 << 20,
@@ -143,6 +150,62 @@ impl Slots {
 
 struct SlotGuard<'a>(&'a Slots);
 
+/// How many live warm slots are pinned to each CPU.
+struct CpuSpread {
+    live: Arc<Mutex<std::collections::HashMap<usize, usize>>>,
+    /// Where this sandbox starts counting among the allowed CPUs: independent sandboxes on
+    /// one host (test processes, two evaluations) do not all put their first slot on the
+    /// same CPU.
+    offset: usize,
+}
+
+impl CpuSpread {
+    fn new() -> CpuSpread {
+        static SANDBOXES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let nth = SANDBOXES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        CpuSpread {
+            live: Arc::default(),
+            offset: std::process::id() as usize + nth,
+        }
+    }
+
+    /// Claims the allowed CPU with the fewest live slots (this process's allowed set is read
+    /// again at each claim: it may have changed), or none when the sandbox has more slots
+    /// than there are CPUs: two slots pinned to one CPU could not be balanced.
+    fn claim(&self, slots: usize) -> std::io::Result<Option<CpuClaim>> {
+        let allowed = crate::sys::allowed_cpus()?;
+        if slots > allowed.len() {
+            return Ok(None);
+        }
+        let mut live = self.live.lock().unwrap_or_else(|e| e.into_inner());
+        let n = allowed.len().max(1);
+        let cpu = (0..allowed.len())
+            .map(|i| allowed[(i + self.offset) % n])
+            .min_by_key(|cpu| live.get(cpu).copied().unwrap_or(0))
+            .ok_or_else(|| std::io::Error::other("this process may run on no CPU"))?;
+        *live.entry(cpu).or_default() += 1;
+        Ok(Some(CpuClaim {
+            live: self.live.clone(),
+            cpu,
+        }))
+    }
+}
+
+/// A live slot's CPU, given back when the slot is dropped.
+struct CpuClaim {
+    live: Arc<Mutex<std::collections::HashMap<usize, usize>>>,
+    cpu: usize,
+}
+
+impl Drop for CpuClaim {
+    fn drop(&mut self) {
+        let mut live = self.live.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(n) = live.get_mut(&self.cpu) {
+            *n = n.saturating_sub(1);
+        }
+    }
+}
+
 impl Drop for SlotGuard<'_> {
     fn drop(&mut self) {
         *self.0.free.lock().unwrap_or_else(|e| e.into_inner()) += 1;
@@ -158,6 +221,8 @@ struct Inner {
     slots: Slots,
     /// Idle warm slots (at most `slots` exist; one in use per running Python execution).
     warm: Mutex<Vec<WarmSlot>>,
+    /// The CPUs warm slots are pinned to (`SandboxConfig::pin_slots`).
+    slot_cpus: CpuSpread,
     /// Idle compiler JVMs, with the number of compilations each has served and whether its
     /// jail binds the Java class-data archive (started after the archive was installed).
     javac: Mutex<Vec<(WarmSlot, u32, bool)>>,
@@ -295,6 +360,8 @@ struct WarmSlot {
     stdout: ChildStdout,
     /// How many of `Inner::trusted_python` this (Python) slot has been sent.
     trusted_sent: usize,
+    /// The CPU a Python slot is pinned to, while it lives.
+    cpu: Option<CpuClaim>,
 }
 
 impl WarmSlot {
@@ -506,6 +573,7 @@ impl Sandbox {
                 launcher,
                 slots,
                 warm,
+                slot_cpus: CpuSpread::new(),
                 javac,
                 javac_cache,
                 javac_reused: std::sync::atomic::AtomicU64::new(0),
@@ -1027,6 +1095,13 @@ impl Sandbox {
 
     fn start_warm_slot(&self) -> Result<WarmSlot, SandboxError> {
         let inner = &self.inner;
+        let cpu = if inner.config.pin_slots {
+            inner.slot_cpus.claim(self.slots()).map_err(|e| {
+                SandboxError::Internal(format!("failed to read the CPUs this process may use: {e}"))
+            })?
+        } else {
+            None
+        };
         let request = crate::slot::SlotRequest {
             runtimes: inner.runtimes.clone(),
             cgroups: inner.layout.clone(),
@@ -1034,8 +1109,11 @@ impl Sandbox {
             ro_binds: inner.config.ro_binds.clone(),
             root_mountpoint: crate::jail::default_root_mountpoint().to_path_buf(),
             preload: inner.config.python_preload.clone(),
+            cpu: cpu.as_ref().map(|c| c.cpu),
         };
-        self.start_slot_process(Start::Slot(request), "a warm slot")
+        let mut slot = self.start_slot_process(Start::Slot(request), "a warm slot")?;
+        slot.cpu = cpu;
+        Ok(slot)
     }
 
     /// Starts a long-lived jail process and waits for its "ready".
@@ -1050,6 +1128,7 @@ impl Sandbox {
             stdin: Some(stdin),
             stdout,
             trusted_sent: 0,
+            cpu: None,
         };
         match ready {
             Ok(Ok(())) => Ok(slot),
@@ -1143,6 +1222,26 @@ mod tests {
             server_memory_bytes,
             reused_context: false,
         }
+    }
+
+    #[test]
+    fn slot_cpus_are_spread_and_a_gone_slots_cpu_is_the_next_ones() {
+        let allowed = crate::sys::allowed_cpus().expect("sched_getaffinity");
+        let spread = CpuSpread::new();
+        let slots = allowed.len();
+        let mut claims: Vec<CpuClaim> = allowed
+            .iter()
+            .map(|_| spread.claim(slots).expect("allowed CPUs").expect("a CPU"))
+            .collect();
+        let mut cpus: Vec<usize> = claims.iter().map(|c| c.cpu).collect();
+        cpus.sort_unstable();
+        assert_eq!(cpus, allowed, "one slot per allowed CPU");
+        // The last one claimed: with every count equal, the next claim would be the first.
+        let gone = claims.pop().expect("at least one CPU").cpu;
+        let next = spread.claim(slots).expect("allowed CPUs").expect("a CPU");
+        assert_eq!(next.cpu, gone);
+        // More slots than CPUs: none is pinned.
+        assert!(spread.claim(slots + 1).expect("allowed CPUs").is_none());
     }
 
     #[test]

@@ -97,6 +97,10 @@ pub struct SlotRequest {
     pub root_mountpoint: PathBuf,
     /// Modules the fork server imports once (e.g. `json`, `math`).
     pub preload: Vec<String>,
+    /// The CPU this slot, its fork server and every execution it forks run on
+    /// (`SandboxConfig::pin_slots`); `None` leaves them to the scheduler.
+    #[serde(default)]
+    pub cpu: Option<usize>,
 }
 
 /// Whether a request can be served by a warm slot's fork server.
@@ -206,6 +210,11 @@ fn socketpair() -> io::Result<(RawFd, RawFd)> {
 
 impl Slot {
     fn start(req: &SlotRequest) -> Result<Slot, String> {
+        // Before anything is forked: the fork server and its children inherit it.
+        if let Some(cpu) = req.cpu {
+            sys::pin_to_cpu(cpu)
+                .map_err(|e| format!("failed to pin the slot to CPU {cpu}: {e}"))?;
+        }
         let python = req
             .runtimes
             .python

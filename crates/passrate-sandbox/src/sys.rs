@@ -129,3 +129,23 @@ pub fn execve(exe: &CStr, argv: &[std::ffi::CString], env: &[std::ffi::CString])
     unsafe { libc::execve(exe.as_ptr(), argv_p.as_ptr(), env_p.as_ptr()) };
     io::Error::last_os_error()
 }
+
+/// The CPUs the calling thread may run on (`sched_getaffinity`), in increasing order.
+pub fn allowed_cpus() -> io::Result<Vec<usize>> {
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    cvt(unsafe { libc::sched_getaffinity(0, std::mem::size_of_val(&set), &mut set) })?;
+    Ok((0..libc::CPU_SETSIZE as usize)
+        .filter(|&cpu| unsafe { libc::CPU_ISSET(cpu, &set) })
+        .collect())
+}
+
+/// Restricts the calling thread, and every process it starts from now on, to one CPU.
+pub fn pin_to_cpu(cpu: usize) -> io::Result<()> {
+    if cpu >= libc::CPU_SETSIZE as usize {
+        return Err(io::Error::from_raw_os_error(libc::EINVAL));
+    }
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    unsafe { libc::CPU_SET(cpu, &mut set) };
+    cvt(unsafe { libc::sched_setaffinity(0, std::mem::size_of_val(&set), &set) })?;
+    Ok(())
+}

@@ -59,6 +59,9 @@ pub struct Args {
     /// Run Java without the harness's class-data archive (to compare under the same load).
     #[arg(long)]
     no_java_archive: bool,
+    /// Leave the warm Python slots unpinned (to compare with one CPU per slot, the default).
+    #[arg(long)]
+    no_pin: bool,
     /// Executions at once (the sandbox's slots and the bench's threads; default: one per
     /// core), to measure whether overlapping waits raises throughput.
     #[arg(long)]
@@ -536,6 +539,9 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     };
     if args.no_prestart {
         config.prestarted = 0;
+    }
+    if args.no_pin {
+        config.pin_slots = false;
     }
     if let Some(n) = args.slots {
         anyhow::ensure!(n >= 1, "--slots must be at least 1");
