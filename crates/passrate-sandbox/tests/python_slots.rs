@@ -77,8 +77,9 @@ fn assert_prints(jail: &common::Jail, req: &ExecRequest, expected: &str) {
 /// CPUs the Python code in a warm execution may run on, as it sees them, from two executions
 /// in flight at once (so in two different slots).
 fn cpus_of_two_concurrent_executions(jail: &common::Jail) -> Vec<Vec<usize>> {
-    // Both sleep until both have started: neither slot is free for the other's request.
-    let code = "import os, time\nprint(sorted(os.sched_getaffinity(0)))\ntime.sleep(0.5)\n";
+    // Each sleeps long enough for the other to have started by then: neither slot is free
+    // for the other's request.
+    let code = "import os, time\nprint(sorted(os.sched_getaffinity(0)))\ntime.sleep(1)\n";
     let outs: Vec<_> = std::thread::scope(|scope| {
         let runs: Vec<_> = (0..2)
             .map(|_| scope.spawn(|| jail.sandbox.execute(&common::python_request(code))))
