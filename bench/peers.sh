@@ -145,7 +145,18 @@ EOF
         "$venv/bin/evalplus.evaluate" --dataset humaneval --samples ep_samples.jsonl "${par[@]}" >"$log" 2>&1)
       status=$?
       end=$(now)
-      if [[ $status != 0 ]]; then error_line "$peer" "evalplus.evaluate exited $status: $(tail -1 "$log")"; return; fi
+      # Both names, so that every round has a line for each (the bench pairs them by round).
+      local why=""
+      if [[ $status != 0 ]]; then
+        why="evalplus.evaluate exited $status: $(tail -1 "$log")"
+      elif [[ ! -f $dir/ep_samples_eval_results.json ]]; then
+        why="evalplus.evaluate wrote no results file: $(tail -1 "$log")"
+      fi
+      if [[ -n $why ]]; then
+        error_line "$peer" "$why"
+        error_line "$peer, until its results are written" "$why"
+        return
+      fi
       # EvalPlus 0.3.1 writes its results, then exits only when its stuck-sample checker (a
       # non-daemon thread that sleeps 20 s between checks) next wakes: a second line times
       # the evaluation up to the results file.
@@ -180,16 +191,20 @@ case ${1:-} in
     data=${2:-$(cd "$(dirname "$0")/../.." && pwd)/shared/data}
     setup "$dir" "$data"
     for p in "${PEERS[@]}"; do
-      secs=()
-      for ((i = 0; i < RUNS; i++)); do
-        line=$(time_peer "$p" "$dir" "$data")
-        echo "$line"
-        s=$(/usr/bin/python3 -c 'import json,sys; print(json.loads(sys.argv[1]).get("seconds",""))' "$line")
-        [[ -n $s ]] && secs+=("$s")
-      done
-      if ((${#secs[@]} > 0)); then
-        /usr/bin/python3 -c 'import json,statistics,sys; v=[float(x) for x in sys.argv[2:]]; print(json.dumps({"peer": sys.argv[1], "median_seconds": statistics.median(v), "runs": v}))' "$p" "${secs[@]}"
-      fi
+      # A peer may print more than one line per run (EvalPlus: end to end, and up to its
+      # results file): medians per peer name.
+      lines=$(for ((i = 0; i < RUNS; i++)); do time_peer "$p" "$dir" "$data"; done)
+      echo "$lines"
+      /usr/bin/python3 -c '
+import collections, json, statistics, sys
+runs = collections.OrderedDict()
+for l in sys.stdin:
+    j = json.loads(l)
+    if j.get("seconds") is not None:
+        runs.setdefault(j["peer"], []).append(j["seconds"])
+for peer, v in runs.items():
+    print(json.dumps({"peer": peer, "median_seconds": statistics.median(v), "runs": v}))
+' <<<"$lines"
     done
     ;;
 esac

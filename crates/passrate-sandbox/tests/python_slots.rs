@@ -125,7 +125,8 @@ fn allowed_cpus() -> Vec<usize> {
 
 #[test]
 fn each_warm_slot_runs_its_executions_on_one_cpu_of_its_own() {
-    let jail = common::jail();
+    // Explicitly: the default follows PASSRATE_PIN_SLOTS.
+    let jail = common::jail_with_config(|c| c.pin_slots = true);
     let allowed = allowed_cpus();
     let cpus = cpus_of_two_concurrent_executions(&jail);
     for set in &cpus {
@@ -144,7 +145,10 @@ fn each_warm_slot_runs_its_executions_on_one_cpu_of_its_own() {
 fn warm_slots_are_not_pinned_when_turned_off_or_outnumbering_the_cpus() {
     let allowed = allowed_cpus();
     let off = common::jail_with_config(|c| c.pin_slots = false);
-    let more_slots = common::jail_with_config(|c| c.slots = allowed.len() + 1);
+    let more_slots = common::jail_with_config(|c| {
+        c.slots = allowed.len() + 1;
+        c.pin_slots = true;
+    });
     for jail in [off, more_slots] {
         assert_eq!(
             cpus_of_two_concurrent_executions(&jail),
