@@ -174,15 +174,14 @@ impl CpuSpread {
     /// than there are CPUs: two slots pinned to one CPU could not be balanced.
     fn claim(&self, slots: usize) -> std::io::Result<Option<CpuClaim>> {
         let allowed = crate::sys::allowed_cpus()?;
-        if slots > allowed.len() {
-            return Ok(None);
-        }
-        let mut live = self.live.lock().unwrap_or_else(|e| e.into_inner());
         let n = allowed.len();
-        let cpu = (0..n)
+        let mut live = self.live.lock().unwrap_or_else(|e| e.into_inner());
+        let least_used = (0..n)
             .map(|i| allowed[(i + self.offset) % n])
-            .min_by_key(|cpu| live.get(cpu).copied().unwrap_or(0))
-            .ok_or_else(|| std::io::Error::other("this process may run on no CPU"))?;
+            .min_by_key(|cpu| live.get(cpu).copied().unwrap_or(0));
+        let Some(cpu) = least_used.filter(|_| slots <= n) else {
+            return Ok(None);
+        };
         *live.entry(cpu).or_default() += 1;
         Ok(Some(CpuClaim {
             live: self.live.clone(),

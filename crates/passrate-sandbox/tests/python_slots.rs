@@ -107,7 +107,8 @@ fn cpus_of_two_concurrent_executions(jail: &common::Jail) -> Vec<Vec<usize>> {
         .collect()
 }
 
-/// The CPUs this test process may use.
+/// The CPUs this test process may use, read from procfs: independently of the code under
+/// test (the sandbox's `sched_getaffinity`).
 fn allowed_cpus() -> Vec<usize> {
     let status = fs_err::read_to_string("/proc/self/status").expect("procfs");
     let list = status
