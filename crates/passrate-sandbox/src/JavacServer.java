@@ -1,5 +1,6 @@
-// passrate's warm Java compiler: one JVM in a sandbox slot (uid 1000, seccomp, its own
-// cgroup) compiling one request after another with annotation processing off (-proc:none),
+// passrate's warm Java compiler: one JVM in a sandbox slot (uid 2000, the sandbox's
+// COMPILER_UID, never the candidate's 1000; seccomp, its own cgroup) compiling one request
+// after another with annotation processing off (-proc:none),
 // so no code from a source ever runs here. Sources arrive and classes leave in memory.
 // Protocol on stdin/stdout, big-endian (DataInput/DataOutput):
 //   request:  u32 count, UTF class path ("": the default), then per source: UTF name,
