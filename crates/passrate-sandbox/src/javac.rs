@@ -1,13 +1,14 @@
 //! The warm Java compiler: a jail in "javac slot" mode runs one long-lived JVM with
-//! `JavacServer` (uid `COMPILER_UID` = 2000, never the candidate's 1000; no_new_privs,
-//! seccomp, its own cgroup leaf with memory, pids and CPU accounting) and feeds it one
-//! compilation after another. Annotation processing is off (`-proc:none`), so no code from a
-//! source runs at compile time; sources and classes never touch a disk. A compilation over
-//! its CPU budget kills the server (the host starts a new one), and the host retires a server whose memory grew past a bound (or, as a backstop,
-//! after many compilations) to bound its caches. Retiring is not free: a new server pays
-//! its JIT warm-up again (see `SandboxConfig::javac_recycle_after`). Between compilations the
-//! server reuses javac's compiler state where its checks find that sound, and compiles fresh
-//! otherwise (`JavacServer.java`; AGENTS.md, "Warm javac reuse").
+//! `JavacServer` (uid `COMPILER_UID` = 2000, never the candidate's 1000; no_new_privs, seccomp,
+//! its own cgroup leaf with memory, pids and CPU accounting) and feeds it one compilation after
+//! another. Annotation processing is off (`-proc:none`), so no code from a source runs at
+//! compile time; sources and classes never touch a disk. A compilation over its CPU budget
+//! kills the server (the host starts a new one), and the host retires a server whose memory
+//! grew past a bound (or, as a backstop, after many compilations) to bound its caches. Retiring
+//! is not free: a new server pays its JIT warm-up again (see
+//! `SandboxConfig::javac_recycle_after`). Between compilations the server reuses javac's
+//! compiler state where its checks find that sound, and compiles fresh otherwise
+//! (`JavacServer.java`; AGENTS.md, "Warm javac reuse").
 
 use std::ffi::CString;
 use std::io::{self, Read, Write};
