@@ -18,8 +18,10 @@ pub use verdict::*;
 
 /// Version of the task file format (`Task::format_version`).
 pub const TASK_FORMAT_VERSION: u32 = 1;
-/// Version of the score record format (`ScoreRecord::format_version`).
-pub const RECORD_FORMAT_VERSION: u32 = 1;
+/// Version of the score record format (`ScoreRecord::format_version`). Version 2 added the
+/// score on answered tasks, the family count, the drift signals and the rotation; version 1
+/// records read with those absent.
+pub const RECORD_FORMAT_VERSION: u32 = 2;
 
 /// The documents passrate reads or writes that other tools consume, by the name
 /// `passrate schema NAME` uses.

@@ -168,6 +168,30 @@ pub struct Source {
     pub license: String,
 }
 
+impl Source {
+    /// The family of a task from this source (see [`Task::family`]): `<problem set>/<number or
+    /// name>`, with the datasets that re-publish a problem set mapped back to it
+    /// (HumanEvalPack's `Python/12` and HumanEval's `HumanEval/12` are both `humaneval/12`;
+    /// `mbpp/12` and `Mbpp/12` are `mbpp/12`). Any other source is its own family:
+    /// `<dataset>/<upstream id>`.
+    pub fn family(&self) -> String {
+        let upstream = self.upstream_id.as_str();
+        let tail = upstream.rsplit('/').next().unwrap_or(upstream);
+        let numbered = !tail.is_empty() && tail.bytes().all(|b| b.is_ascii_digit());
+        match self.dataset.as_str() {
+            "humaneval" | "humanevalpack" | "humanevalplus" | "humaneval-x" if numbered => {
+                format!("humaneval/{tail}")
+            }
+            "mbpp" | "mbppplus" | "mbxp" if numbered => format!("mbpp/{tail}"),
+            "classeval" => format!(
+                "classeval/{}",
+                upstream.strip_prefix("ClassEval_").unwrap_or(upstream)
+            ),
+            dataset => format!("{dataset}/{upstream}"),
+        }
+    }
+}
+
 /// One parameter of an entry point.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Param {
@@ -373,6 +397,14 @@ fn is_default<T: Default + PartialEq>(value: &T) -> bool {
 }
 
 impl Task {
+    /// The task's family: the source problem it derives from, shared by all of its
+    /// categories and languages (`humaneval/96` for the completion, fix, translations, tests
+    /// and documentation tasks built from HumanEval/96). Scores resample families, not tasks,
+    /// because the tasks of one family succeed or fail together.
+    pub fn family(&self) -> String {
+        self.source.family()
+    }
+
     /// The tests that apply to `language`, in order, with their index in `tests`.
     pub fn tests_for(&self, language: Language) -> impl Iterator<Item = (usize, &TestCase)> {
         self.tests
@@ -384,5 +416,31 @@ impl Task {
     /// The comparator for a test: its own, or the task's.
     pub fn comparator_for<'a>(&'a self, test: &'a TestCase) -> &'a Comparator {
         test.comparator.as_ref().unwrap_or(&self.comparator)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Source;
+
+    fn family(dataset: &str, upstream_id: &str) -> String {
+        Source {
+            dataset: dataset.into(),
+            upstream_id: upstream_id.into(),
+            license: "MIT".into(),
+        }
+        .family()
+    }
+
+    #[test]
+    fn republished_problems_share_their_family() {
+        assert_eq!(family("humaneval", "HumanEval/96"), "humaneval/96");
+        assert_eq!(family("humanevalpack", "Python/96"), "humaneval/96");
+        assert_eq!(family("mbpp", "mbpp/12"), "mbpp/12");
+        assert_eq!(family("mbppplus", "Mbpp/12"), "mbpp/12");
+        assert_eq!(family("classeval", "ClassEval_7"), "classeval/7");
+        assert_eq!(family("quixbugs", "bitcount"), "quixbugs/bitcount");
+        assert_eq!(family("humanevalpack", "Python/x"), "humanevalpack/Python/x");
+        assert_ne!(family("humaneval", "HumanEval/9"), family("humaneval", "HumanEval/96"));
     }
 }

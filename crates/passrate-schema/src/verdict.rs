@@ -186,10 +186,23 @@ pub struct TaskOutcome {
     pub language: Language,
     pub sample_index: u32,
     pub reason: Reason,
+    /// The task's family ([`Task::family`](crate::Task::family)), the unit the bootstrap
+    /// resamples; empty when unknown (the task is then its own family).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub family: String,
 }
 
 impl TaskOutcome {
     pub fn passed(&self) -> bool {
         self.reason == Reason::Pass
+    }
+
+    /// The resampling unit: the family, or the task itself when the family is unknown.
+    pub fn family_or_task(&self) -> &str {
+        if self.family.is_empty() {
+            &self.task
+        } else {
+            &self.family
+        }
     }
 }

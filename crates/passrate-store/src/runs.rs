@@ -68,8 +68,16 @@ impl UnitResult {
             language: self.language,
             sample_index: self.sample_index,
             reason: self.verdict.reason,
+            family: String::new(),
         }
     }
+}
+
+/// Which table a unit row goes to.
+#[derive(Clone, Copy)]
+enum UnitTable {
+    Results,
+    Faults,
 }
 
 /// A unit of work already stored for a run (what a resumed run skips).
@@ -245,7 +253,41 @@ impl Store {
     /// Stores a unit's result unless that unit is already stored; returns whether it was
     /// inserted. The first result for a unit wins, so a resumed or retried unit never counts
     /// twice.
+    ///
+    /// An infrastructure outcome (`sandbox_error`, `api_error`) is not a result: it goes to the
+    /// unit's fault log (`unit_faults`, one row per failed invocation) and the unit stays to be
+    /// done, so the same run resumed retries it. Until then the latest fault stands in for the
+    /// unit in [`Store::task_outcomes`].
     pub async fn insert_unit_result(&self, unit: &UnitResult) -> Result<bool> {
+        if unit.verdict.reason.is_infrastructure() {
+            return self.insert_unit_fault(unit).await;
+        }
+        self.insert_unit_row(unit, UnitTable::Results).await
+    }
+
+    /// Logs an infrastructure fault of a unit that has no result; returns whether it was
+    /// logged (a unit already decided keeps its result and logs nothing).
+    async fn insert_unit_fault(&self, unit: &UnitResult) -> Result<bool> {
+        let sql = "SELECT COUNT(*) FROM unit_results WHERE run_id = $1 AND model = $2 \
+                   AND task = $3 AND sample_index = $4";
+        let decided: i64 = with_pool!(self, pool => sqlx::query_scalar(sql)
+            .bind(&unit.run_id)
+            .bind(&unit.model)
+            .bind(&unit.task)
+            .bind(i64::from(unit.sample_index))
+            .fetch_one(pool)
+            .await)
+        .map_err(StoreError::query(format!(
+            "check result of run {} model {} task {}",
+            unit.run_id, unit.model, unit.task
+        )))?;
+        if decided > 0 {
+            return Ok(false);
+        }
+        self.insert_unit_row(unit, UnitTable::Faults).await
+    }
+
+    async fn insert_unit_row(&self, unit: &UnitResult, table: UnitTable) -> Result<bool> {
         let action = format!(
             "insert result of run {} model {} task {} sample {}",
             unit.run_id, unit.model, unit.task, unit.sample_index
@@ -265,11 +307,25 @@ impl Store {
             .as_ref()
             .map(|u| to_json(u, &format!("usage ({action})")))
             .transpose()?;
-        let sql = "INSERT INTO unit_results (run_id, model, task, sample_index, task_version, \
-                   language, category, tier, raw_answer, extracted_code, verdict_json, reason, \
-                   generation_ms, execution_ms, usage_json, completed_at) VALUES ($1, $2, $3, \
-                   $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) \
-                   ON CONFLICT (run_id, model, task, sample_index) DO NOTHING";
+        let sql = match table {
+            UnitTable::Results => {
+                "INSERT INTO unit_results (run_id, model, task, sample_index, task_version, \
+                 language, category, tier, raw_answer, extracted_code, verdict_json, reason, \
+                 generation_ms, execution_ms, usage_json, completed_at) VALUES ($1, $2, $3, \
+                 $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) \
+                 ON CONFLICT (run_id, model, task, sample_index) DO NOTHING"
+            }
+            // The attempt number is the unit's next one; a unit is done by one worker at a
+            // time, and a concurrent duplicate would conflict on the key and log nothing.
+            UnitTable::Faults => {
+                "INSERT INTO unit_faults (run_id, model, task, sample_index, task_version, \
+                 language, category, tier, raw_answer, extracted_code, verdict_json, reason, \
+                 generation_ms, execution_ms, usage_json, completed_at, attempt) SELECT $1, $2, \
+                 $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, \
+                 COALESCE(MAX(attempt), 0) + 1 FROM unit_faults WHERE run_id = $1 \
+                 AND model = $2 AND task = $3 AND sample_index = $4 ON CONFLICT DO NOTHING"
+            }
+        };
         let sample_index = i64::from(unit.sample_index);
         let task_version = i64::from(unit.task_version);
         let tier = i64::from(unit.tier.number());
@@ -346,11 +402,36 @@ impl Store {
         Ok(units)
     }
 
+    /// The infrastructure faults logged for a model's units in a run, oldest first per unit,
+    /// sorted (task, sample_index); each row's `verdict` carries the fault's reason and detail.
+    pub async fn unit_faults(&self, run_id: &str, model: &str) -> Result<Vec<UnitResult>> {
+        let sql = "SELECT run_id, model, task, sample_index, task_version, language, category, \
+                   tier, raw_answer, extracted_code, verdict_json, generation_ms, execution_ms, \
+                   usage_json, completed_at FROM unit_faults WHERE run_id = $1 AND model = $2 \
+                   ORDER BY task, sample_index, attempt";
+        let rows: Vec<UnitRow> = with_pool!(self, pool =>
+            sqlx::query_as(sql).bind(run_id).bind(model).fetch_all(pool).await)
+        .map_err(StoreError::query(format!(
+            "read faults of run {run_id} model {model}"
+        )))?;
+        rows.into_iter().map(unit_from_row).collect()
+    }
+
     /// The per-task outcomes of a model in a run, sorted (task, sample_index): what the scorer,
     /// the paired bootstrap and the drift test consume.
     pub async fn task_outcomes(&self, run_id: &str, model: &str) -> Result<Vec<TaskOutcome>> {
+        // Each unit's result, or, for a unit without one, its latest fault.
         let sql = "SELECT task, sample_index, language, category, tier, reason FROM unit_results \
-                   WHERE run_id = $1 AND model = $2";
+                   WHERE run_id = $1 AND model = $2 \
+                   UNION ALL \
+                   SELECT f.task, f.sample_index, f.language, f.category, f.tier, f.reason \
+                   FROM unit_faults f WHERE f.run_id = $1 AND f.model = $2 \
+                   AND f.attempt = (SELECT MAX(g.attempt) FROM unit_faults g \
+                     WHERE g.run_id = f.run_id AND g.model = f.model AND g.task = f.task \
+                     AND g.sample_index = f.sample_index) \
+                   AND NOT EXISTS (SELECT 1 FROM unit_results r WHERE r.run_id = f.run_id \
+                     AND r.model = f.model AND r.task = f.task \
+                     AND r.sample_index = f.sample_index)";
         let rows: Vec<OutcomeRow> = with_pool!(self, pool =>
             sqlx::query_as(sql).bind(run_id).bind(model).fetch_all(pool).await)
         .map_err(StoreError::query(format!(
@@ -366,9 +447,24 @@ impl Store {
                     tier: parse_tier(row.tier)?,
                     reason: parse_text(&row.reason, "reason")?,
                     task: row.task,
+                    family: String::new(),
                 })
             })
             .collect::<Result<Vec<_>>>()?;
+        // Families come from the run's manifest (the unit rows predate them).
+        if let Some(run) = self.run(run_id).await? {
+            let families: std::collections::HashMap<&str, &str> = run
+                .manifest
+                .items
+                .iter()
+                .map(|item| (item.task.as_str(), item.family.as_str()))
+                .collect();
+            for outcome in &mut outcomes {
+                if let Some(family) = families.get(outcome.task.as_str()) {
+                    outcome.family = (*family).to_string();
+                }
+            }
+        }
         outcomes.sort_by(|a, b| (&a.task, a.sample_index).cmp(&(&b.task, b.sample_index)));
         Ok(outcomes)
     }

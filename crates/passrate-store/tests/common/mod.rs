@@ -228,8 +228,11 @@ pub fn manifest(week: &str, tasks: &[&str]) -> Manifest {
                 language: Language::Python,
                 category: Category::BugFixing,
                 tier: Tier::Two,
+                family: String::new(),
             })
             .collect(),
+        panel: Vec::new(),
+        rotation: None,
     }
 }
 
@@ -322,5 +325,9 @@ pub fn record(model: &str, week: &str, run_id: &str, passes: u32) -> ScoreRecord
             },
             runtime_versions: BTreeMap::from([("python".to_string(), "3.11.2".to_string())]),
         },
+        answered: None,
+        families: 0,
+        drift: None,
+        rotation: None,
     }
 }
