@@ -129,6 +129,11 @@ pub struct Limits {
     pub retry_max: Duration,
     /// A longer `Retry-After` is cut to this.
     pub max_retry_after: Duration,
+    /// Consecutive connection-level failures (refused, DNS, TLS, reset, timeout), across
+    /// all of the model's units, that open its circuit breaker; 0 disables it.
+    pub circuit_breaker_failures: u32,
+    /// How long an open breaker fails attempts without sending before it lets one through.
+    pub circuit_breaker_cooldown: Duration,
 }
 
 impl Default for Limits {
@@ -142,6 +147,8 @@ impl Default for Limits {
             retry_base: Duration::from_secs(1),
             retry_max: Duration::from_secs(60),
             max_retry_after: Duration::from_secs(300),
+            circuit_breaker_failures: 5,
+            circuit_breaker_cooldown: Duration::from_secs(30),
         }
     }
 }
@@ -303,6 +310,8 @@ struct RawCommon {
     retry_base_s: Option<f64>,
     retry_max_s: Option<f64>,
     max_retry_after_s: Option<f64>,
+    circuit_breaker_failures: Option<u32>,
+    circuit_breaker_cooldown_s: Option<f64>,
     generation: Option<RawGeneration>,
     prompts: Option<RawPrompts>,
 }
@@ -328,6 +337,8 @@ struct RawModel {
     retry_base_s: Option<f64>,
     retry_max_s: Option<f64>,
     max_retry_after_s: Option<f64>,
+    circuit_breaker_failures: Option<u32>,
+    circuit_breaker_cooldown_s: Option<f64>,
     generation: Option<RawGeneration>,
     prompts: Option<RawPrompts>,
 }
@@ -575,6 +586,12 @@ fn resolve_model(
     if let Some(n) = raw.max_retries.or(defaults.max_retries) {
         limits.max_retries = n;
     }
+    if let Some(n) = raw
+        .circuit_breaker_failures
+        .or(defaults.circuit_breaker_failures)
+    {
+        limits.circuit_breaker_failures = n;
+    }
     let seconds = [
         ("timeout_s", raw.timeout_s, defaults.timeout_s, true),
         (
@@ -588,6 +605,12 @@ fn resolve_model(
             "max_retry_after_s",
             raw.max_retry_after_s,
             defaults.max_retry_after_s,
+            false,
+        ),
+        (
+            "circuit_breaker_cooldown_s",
+            raw.circuit_breaker_cooldown_s,
+            defaults.circuit_breaker_cooldown_s,
             false,
         ),
     ];
@@ -608,6 +631,7 @@ fn resolve_model(
             "timeout_s" => limits.timeout = duration,
             "retry_base_s" => limits.retry_base = duration,
             "retry_max_s" => limits.retry_max = duration,
+            "circuit_breaker_cooldown_s" => limits.circuit_breaker_cooldown = duration,
             _ => limits.max_retry_after = duration,
         }
     }
@@ -784,6 +808,37 @@ concurrency = 8
             }
         );
         assert_eq!(b.defined_at.line, Some(14));
+    }
+
+    #[test]
+    fn circuit_breaker_limits_have_defaults_and_can_be_set() {
+        let config = parse(
+            "[defaults]\ncircuit_breaker_cooldown_s = 2.5\n\n[[model]]\nid = \"a\"\nadapter = \"replay\"\nfile = \"x\"\n\n[[model]]\nid = \"b\"\nadapter = \"replay\"\nfile = \"y\"\ncircuit_breaker_failures = 0\n",
+        )
+        .unwrap();
+        let a = &config.get("a").unwrap().limits;
+        assert_eq!(a.circuit_breaker_failures, 5);
+        assert_eq!(a.circuit_breaker_cooldown, Duration::from_millis(2_500));
+        let b = &config.get("b").unwrap().limits;
+        assert_eq!(b.circuit_breaker_failures, 0);
+        assert_eq!(
+            Limits::default().circuit_breaker_cooldown,
+            Duration::from_secs(30)
+        );
+
+        let err = parse(
+            "[[model]]\nid = \"a\"\nadapter = \"replay\"\nfile = \"x\"\ncircuit_breaker_cooldown_s = -1\n",
+        )
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "models.toml:5:30: field `model[0].circuit_breaker_cooldown_s`: must be a non-negative number of seconds"
+        );
+        let err = parse(
+            "[[model]]\nid = \"a\"\nadapter = \"replay\"\nfile = \"x\"\ncircuit_breaker = 3\n",
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("circuit_breaker"), "{err}");
     }
 
     #[test]

@@ -109,6 +109,12 @@ pub enum AttemptError {
     /// The command exited with `EX_TEMPFAIL` (75): it asks to be retried.
     #[error("command asked for a retry (exit 75): {0}")]
     CommandTempFail(String),
+    /// Nothing was sent: the model's circuit breaker is open after repeated connection
+    /// failures (see [`crate::breaker`]).
+    #[error(
+        "not sent: the circuit breaker is open after {failures} consecutive connection failure(s); last: {last_error}"
+    )]
+    CircuitOpen { failures: u32, last_error: String },
 }
 
 impl AttemptError {
@@ -124,8 +130,15 @@ impl AttemptError {
             AttemptError::Status { status, .. } => {
                 *status == 408 || *status == 429 || (500..=599).contains(status)
             }
-            AttemptError::Command(_) => false,
+            AttemptError::Command(_) | AttemptError::CircuitOpen { .. } => false,
         }
+    }
+
+    /// Whether the endpoint could not be reached or did not answer in time (refused, DNS,
+    /// TLS, reset, timeout), as opposed to answering with an error: what the circuit breaker
+    /// counts.
+    pub fn is_connection_failure(&self) -> bool {
+        matches!(self, AttemptError::Timeout(_) | AttemptError::Transport(_))
     }
 
     /// The delay the server asked for (`Retry-After`), if any.
@@ -167,20 +180,38 @@ pub enum ModelError {
         #[source]
         source: crate::cache::CacheError,
     },
+    /// The check before a run failed: wrong key, unknown model name, endpoint unreachable,
+    /// a command that cannot be run. `message` is the provider's own explanation when it
+    /// gave one.
+    #[error("model `{model}`: failed the pre-flight check{}: {message}", http_status(*.status))]
+    Preflight {
+        model: String,
+        /// The HTTP status, when the endpoint answered.
+        status: Option<u16>,
+        message: String,
+    },
+}
+
+fn http_status(status: Option<u16>) -> String {
+    status.map(|s| format!(" (HTTP {s})")).unwrap_or_default()
 }
 
 impl ModelError {
     /// The reason to record for the unit, when the unit can be recorded at all: API and
-    /// cache failures are infrastructure (`api_error`, never scored); a prompt error is a
-    /// pool/manifest bug the run must stop on.
+    /// cache failures (including an open circuit breaker and a failed pre-flight) are
+    /// infrastructure (`api_error`, never scored); a prompt error is a pool/manifest bug the
+    /// run must stop on.
     pub fn reason(&self) -> Option<Reason> {
         match self {
-            ModelError::Api { .. } | ModelError::Cache { .. } => Some(Reason::ApiError),
+            ModelError::Api { .. } | ModelError::Cache { .. } | ModelError::Preflight { .. } => {
+                Some(Reason::ApiError)
+            }
             ModelError::Prompt { .. } => None,
         }
     }
 
-    /// Attempts made before giving up (0 when nothing was sent).
+    /// Requests sent before giving up (0 when nothing was sent, e.g. the circuit breaker was
+    /// already open; pre-flight requests are not unit attempts).
     pub fn attempts(&self) -> u32 {
         match self {
             ModelError::Api { attempts, .. } => *attempts,

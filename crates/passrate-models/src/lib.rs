@@ -11,6 +11,7 @@
 
 pub mod adapter;
 pub mod answer;
+pub mod breaker;
 pub mod cache;
 pub mod config;
 pub mod error;
@@ -19,13 +20,14 @@ pub mod model;
 pub mod prompt;
 pub mod retry;
 
-pub use adapter::{Adapter, AdapterRequest, BoxFuture, Completion};
+pub use adapter::{Adapter, AdapterRequest, BoxFuture, Completion, PreflightFailure};
 pub use answer::{ANSWER_FORMAT_VERSION, Answer, Origin, Outcome, RunTotals, Usage};
+pub use breaker::{CircuitState, CircuitStats};
 pub use cache::{AnswerCache, CacheError, CacheKey, MemoryCache, NoCache};
 pub use config::process_env;
 pub use config::{
     AdapterConfig, AdapterKind, GenerationParams, Limits, ModelConfig, ModelsConfig, Prices,
 };
 pub use error::{AttemptError, ConfigError, Location, ModelError};
-pub use model::{CacheMode, Fetched, Model};
+pub use model::{AttemptFailure, AttemptObserver, CacheMode, Fetched, Model, Preflight};
 pub use prompt::{Prompt, PromptError, PromptTemplates, Template};

@@ -7,6 +7,9 @@
 //! failure. On timeout the program's whole process group is killed. The program inherits
 //! passrate's environment (so it can read its own API key) and runs in the current directory.
 
+use std::ffi::CString;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
@@ -14,7 +17,7 @@ use serde::Deserialize;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::process::Command;
 
-use super::{Adapter, AdapterRequest, BoxFuture, Completion};
+use super::{Adapter, AdapterRequest, BoxFuture, Completion, PreflightFailure};
 use crate::answer::{Outcome, Usage};
 use crate::error::AttemptError;
 
@@ -100,12 +103,80 @@ impl Adapter for CommandAdapter {
         &self.fingerprint
     }
 
+    fn preflight<'a>(
+        &'a self,
+        _timeout: Duration,
+    ) -> BoxFuture<'a, Result<String, PreflightFailure>> {
+        // Running the program would cost a real answer (and maybe money): only check that
+        // spawning it can work.
+        let result = resolve_program(&self.argv[0])
+            .map(|path| format!("program {} is executable", path.display()))
+            .map_err(PreflightFailure::fatal);
+        Box::pin(async move { result })
+    }
+
     fn complete<'a>(
         &'a self,
         request: &'a AdapterRequest,
         timeout: Duration,
     ) -> BoxFuture<'a, Result<Completion, AttemptError>> {
         Box::pin(self.attempt(request, timeout))
+    }
+}
+
+/// Resolves `program` as spawning does: a name with a slash is a path (relative to the
+/// current directory), any other name is looked up in each `PATH` directory in turn.
+fn resolve_program(program: &str) -> Result<PathBuf, String> {
+    if program.contains('/') {
+        let path = PathBuf::from(program);
+        return match executable(&path) {
+            Ok(()) => Ok(path),
+            Err(problem) => Err(format!("program `{program}` {problem}")),
+        };
+    }
+    // execvp's own fallback when PATH is unset.
+    let search = std::env::var_os("PATH").unwrap_or_else(|| "/bin:/usr/bin".into());
+    let mut not_executable = None;
+    for dir in std::env::split_paths(&search) {
+        let candidate = dir.join(program);
+        match executable(&candidate) {
+            Ok(()) => return Ok(candidate),
+            Err(problem) if candidate.exists() && not_executable.is_none() => {
+                not_executable = Some(format!("{} {problem}", candidate.display()));
+            }
+            Err(_) => {}
+        }
+    }
+    Err(match not_executable {
+        Some(found) => format!("program `{program}` is not runnable from PATH: {found}"),
+        None => format!("program `{program}` is not found on PATH"),
+    })
+}
+
+/// Why `path` cannot be executed, if it cannot.
+fn executable(path: &Path) -> Result<(), String> {
+    let metadata = match std::fs::metadata(path) {
+        Ok(metadata) => metadata,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err("does not exist".into());
+        }
+        Err(e) => return Err(format!("cannot be inspected: {e}")),
+    };
+    if !metadata.is_file() {
+        return Err("is not a file".into());
+    }
+    let c_path =
+        CString::new(path.as_os_str().as_bytes()).map_err(|_| "contains a NUL byte".to_string())?;
+    // SAFETY: access(2) reads a NUL-terminated path we own for the duration of the call.
+    // It answers for this process's user and the mount (noexec), which mode bits do not.
+    let allowed = unsafe { libc::access(c_path.as_ptr(), libc::X_OK) } == 0;
+    if allowed {
+        Ok(())
+    } else {
+        Err(format!(
+            "is not executable: {}",
+            std::io::Error::last_os_error()
+        ))
     }
 }
 
@@ -187,6 +258,35 @@ fn parse_reply(stdout: String) -> Completion {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn programs_resolve_like_spawning_does() {
+        assert!(resolve_program("sh").unwrap().ends_with("sh"));
+        assert_eq!(
+            resolve_program("/bin/sh").unwrap(),
+            PathBuf::from("/bin/sh")
+        );
+        assert_eq!(
+            resolve_program("passrate-no-such-program").unwrap_err(),
+            "program `passrate-no-such-program` is not found on PATH"
+        );
+        assert_eq!(
+            resolve_program("/nonexistent/ask.py").unwrap_err(),
+            "program `/nonexistent/ask.py` does not exist"
+        );
+        assert_eq!(
+            resolve_program("/tmp").unwrap_err(),
+            "program `/tmp` is not a file"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let script = dir.path().join("ask.sh");
+        fs_err::write(&script, "#!/bin/sh\n").unwrap();
+        let err = resolve_program(&script.display().to_string()).unwrap_err();
+        assert!(
+            err.starts_with(&format!("program `{}` is not executable", script.display())),
+            "{err}"
+        );
+    }
 
     #[test]
     fn replies_are_json_or_plain_text() {

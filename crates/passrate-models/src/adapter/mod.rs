@@ -50,6 +50,31 @@ pub struct Completion {
     pub raw: Option<serde_json::Value>,
 }
 
+/// Why an adapter's pre-flight check failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PreflightFailure {
+    /// The HTTP status, when the endpoint answered.
+    pub status: Option<u16>,
+    /// The provider's own explanation when it gave one, otherwise what went wrong.
+    pub message: String,
+    /// Worth one more try (429, 5xx): a busy provider is not a misconfiguration.
+    pub retryable: bool,
+    /// The wait the server asked for, if any.
+    pub retry_after: Option<std::time::Duration>,
+}
+
+impl PreflightFailure {
+    /// A failure that another try would not fix.
+    pub fn fatal(message: String) -> PreflightFailure {
+        PreflightFailure {
+            status: None,
+            message,
+            retryable: false,
+            retry_after: None,
+        }
+    }
+}
+
 /// A way of getting answers from a model.
 pub trait Adapter: Send + Sync {
     /// Identity beyond the model identifier that, when changed, should invalidate cached
@@ -64,6 +89,16 @@ pub trait Adapter: Send + Sync {
     /// Whether attempts are requests to rate-limit and retry (not for replays).
     fn remote(&self) -> bool {
         true
+    }
+
+    /// A cheap check, before a run, that attempts can succeed at all (the key, the model
+    /// name, the program). Returns a short description of what was checked. One attempt:
+    /// the caller decides on a retry.
+    fn preflight<'a>(
+        &'a self,
+        _timeout: std::time::Duration,
+    ) -> BoxFuture<'a, Result<String, PreflightFailure>> {
+        Box::pin(async { Ok("nothing to check".to_string()) })
     }
 
     /// One attempt. The caller enforces the overall timeout too; adapters should still

@@ -9,13 +9,15 @@ use std::time::{Duration, SystemTime};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{Adapter, AdapterRequest, BoxFuture, Completion};
+use super::{Adapter, AdapterRequest, BoxFuture, Completion, PreflightFailure};
 use crate::answer::{Outcome, Usage};
 use crate::error::{AttemptError, ConfigError};
 use crate::retry::parse_retry_after;
 
 /// Bytes of an error body kept in the error message.
 const ERROR_BODY_LIMIT: usize = 600;
+/// Bytes of the provider's explanation kept in a pre-flight error.
+const PREFLIGHT_MESSAGE_LIMIT: usize = 500;
 
 pub struct OpenAiAdapter {
     client: reqwest::Client,
@@ -133,9 +135,81 @@ impl OpenAiAdapter {
     }
 }
 
+impl OpenAiAdapter {
+    /// The smallest real request that proves the key and the model name: one chat
+    /// completion of at most one token. Listing models (`GET /models`) would be cheaper, but
+    /// many compatible servers do not implement it, or list models the key cannot use.
+    async fn check(&self, timeout: Duration) -> Result<String, PreflightFailure> {
+        let body = json!({
+            "model": self.model,
+            "messages": [{"role": "user", "content": "Reply with OK."}],
+            "temperature": 0.0,
+            "max_tokens": 1,
+            "stream": false,
+        });
+        let mut builder = self.client.post(&self.url).timeout(timeout).json(&body);
+        if let Some(key) = &self.api_key {
+            builder = builder.bearer_auth(key);
+        }
+        let no_answer = |e: reqwest::Error| connection_failure(&self.url, &e, timeout);
+        let response = builder.send().await.map_err(no_answer)?;
+        let status = response.status();
+        let retry_after = retry_after(response.headers());
+        let bytes = response.bytes().await.map_err(no_answer)?;
+        let code = status.as_u16();
+        if !status.is_success() {
+            let message = provider_message(&bytes).unwrap_or_else(|| {
+                status
+                    .canonical_reason()
+                    .unwrap_or("no explanation given")
+                    .to_string()
+            });
+            return Err(PreflightFailure {
+                status: Some(code),
+                message,
+                retryable: code == 408 || code == 429 || status.is_server_error(),
+                retry_after,
+            });
+        }
+        // A 2xx that is not a chat completion (a web page from a wrong path, a gateway's
+        // error object) would fail every unit just the same.
+        let not_a_completion = |detail: String, retryable: bool| PreflightFailure {
+            status: Some(code),
+            message: format!(
+                "{} answered HTTP {code} but not with a chat completion: {detail}",
+                self.url
+            ),
+            retryable,
+            retry_after: None,
+        };
+        let raw: Value = serde_json::from_slice(&bytes).map_err(|_| {
+            let start = truncate(String::from_utf8_lossy(&bytes).trim(), 200);
+            not_a_completion(format!("the body starts with `{start}`"), false)
+        })?;
+        match parse_completion(raw) {
+            Ok(_) => Ok(format!(
+                "chat completion of 1 token from `{}` at {}",
+                self.model, self.url
+            )),
+            Err(AttemptError::Provider(_)) => Err(not_a_completion(
+                provider_message(&bytes).unwrap_or_default(),
+                true,
+            )),
+            Err(error) => Err(not_a_completion(error.to_string(), false)),
+        }
+    }
+}
+
 impl Adapter for OpenAiAdapter {
     fn fingerprint(&self) -> &str {
         &self.model
+    }
+
+    fn preflight<'a>(
+        &'a self,
+        timeout: Duration,
+    ) -> BoxFuture<'a, Result<String, PreflightFailure>> {
+        Box::pin(self.check(timeout))
     }
 
     fn complete<'a>(
@@ -159,6 +233,61 @@ fn transport_error(error: &reqwest::Error, timeout: Duration) -> AttemptError {
     } else {
         AttemptError::Transport(error_chain(error))
     }
+}
+
+/// A request that got no HTTP answer, described for a person: what failed, and where.
+fn connection_failure(url: &str, error: &reqwest::Error, timeout: Duration) -> PreflightFailure {
+    let chain = error_chain(error);
+    let lower = chain.to_lowercase();
+    let refused = std::iter::successors(Some(error as &(dyn std::error::Error + 'static)), |e| {
+        e.source()
+    })
+    .filter_map(|e| e.downcast_ref::<std::io::Error>())
+    .any(|e| e.kind() == std::io::ErrorKind::ConnectionRefused);
+    let message = if error.is_timeout() {
+        format!(
+            "no answer from {url} within {:.1} s (timeout)",
+            timeout.as_secs_f64()
+        )
+    } else if refused || lower.contains("connection refused") {
+        format!("connection refused by {url}")
+    } else if lower.contains("dns error") || lower.contains("failed to lookup address") {
+        format!("DNS lookup failed for {url}: {chain}")
+    } else if lower.contains("certificate") || lower.contains("tls") {
+        format!("TLS with {url} failed: {chain}")
+    } else {
+        format!("failed to reach {url}: {chain}")
+    };
+    PreflightFailure::fatal(message)
+}
+
+/// The explanation in an error body: OpenAI's `{"error": {"message": …}}`, the variants
+/// other servers use (`{"error": "…"}`, `{"message": …}`, `{"detail": …}`), else the body
+/// itself. `None` for an empty body.
+pub(crate) fn provider_message(body: &[u8]) -> Option<String> {
+    let text = String::from_utf8_lossy(body);
+    let text = text.trim();
+    if text.is_empty() {
+        return None;
+    }
+    let from_json = serde_json::from_str::<Value>(text).ok().and_then(|value| {
+        let as_text = |v: &Value| match v {
+            Value::String(s) if !s.trim().is_empty() => Some(s.trim().to_string()),
+            Value::Null | Value::String(_) => None,
+            other => Some(other.to_string()),
+        };
+        let error = value.get("error");
+        error
+            .and_then(|e| e.get("message"))
+            .and_then(as_text)
+            .or_else(|| error.filter(|e| e.is_string()).and_then(as_text))
+            .or_else(|| value.get("message").and_then(as_text))
+            .or_else(|| value.get("detail").and_then(as_text))
+    });
+    Some(truncate(
+        from_json.as_deref().unwrap_or(text),
+        PREFLIGHT_MESSAGE_LIMIT,
+    ))
 }
 
 /// The error and its sources, because reqwest's own message omits the cause.
@@ -346,6 +475,39 @@ mod tests {
                 .unwrap();
         assert_eq!(c.usage, Usage::default());
         assert!(c.raw.is_some());
+    }
+
+    #[test]
+    fn the_providers_message_is_taken_from_the_usual_shapes() {
+        let message = |body: &str| provider_message(body.as_bytes());
+        assert_eq!(
+            message(r#"{"error": {"message": "Incorrect API key provided: sk-x", "type": "invalid_request_error", "code": "invalid_api_key"}}"#).as_deref(),
+            Some("Incorrect API key provided: sk-x")
+        );
+        assert_eq!(
+            message(r#"{"error": "model not found"}"#).as_deref(),
+            Some("model not found")
+        );
+        assert_eq!(
+            message(r#"{"object": "error", "message": "The model `x` does not exist."}"#)
+                .as_deref(),
+            Some("The model `x` does not exist.")
+        );
+        assert_eq!(
+            message(r#"{"detail": [{"msg": "field required"}]}"#).as_deref(),
+            Some(r#"[{"msg":"field required"}]"#)
+        );
+        assert_eq!(
+            message("  <html>Bad Gateway</html>\n").as_deref(),
+            Some("<html>Bad Gateway</html>")
+        );
+        assert_eq!(
+            message(r#"{"error": {"code": 7}}"#).as_deref(),
+            Some(r#"{"error": {"code": 7}}"#)
+        );
+        assert_eq!(message(" \n"), None);
+        let long = message(&"x".repeat(2_000)).unwrap();
+        assert!(long.len() <= PREFLIGHT_MESSAGE_LIMIT + '…'.len_utf8());
     }
 
     #[test]

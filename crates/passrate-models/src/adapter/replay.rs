@@ -21,7 +21,7 @@ use std::time::Duration;
 use passrate_schema::Language;
 use serde::{Deserialize, Serialize};
 
-use super::{Adapter, AdapterRequest, BoxFuture, Completion};
+use super::{Adapter, AdapterRequest, BoxFuture, Completion, PreflightFailure};
 use crate::answer::{Outcome, Usage};
 use crate::error::{AttemptError, ConfigError, Location};
 
@@ -165,6 +165,19 @@ impl Adapter for ReplayAdapter {
 
     fn remote(&self) -> bool {
         false
+    }
+
+    fn preflight<'a>(
+        &'a self,
+        _timeout: Duration,
+    ) -> BoxFuture<'a, Result<String, PreflightFailure>> {
+        // Loading already read and validated every line; nothing else can fail later.
+        let checked = format!(
+            "replay file {} loaded ({} answers)",
+            self.file.display(),
+            self.answers.len()
+        );
+        Box::pin(async move { Ok(checked) })
     }
 
     fn complete<'a>(
