@@ -1,11 +1,25 @@
-//! Percentile bootstrap over tasks (plain, stratified, paired), allocation-free once warm.
+//! Percentile cluster bootstrap over task families (plain, stratified, paired),
+//! allocation-free once warm.
 //!
-//! Every task contributes a numerator (passing samples) and a denominator (scored samples);
-//! a resample draws tasks with replacement and its statistic is Σnum / Σden, which is
-//! passes / tasks when each task has one sample. Which tasks are drawn depends only on the
-//! generator and on the stratum sizes, never on the values: so flipping a task from fail to
-//! pass can only raise every resample, and two models resampled with the same seed see the
-//! same tasks (the paired difference).
+//! Every task contributes a numerator (passing samples) and a denominator (scored samples).
+//! Tasks of one family (one source problem across its categories and languages: the
+//! completion, fix, translations and tests built from `humaneval/96`) succeed or fail
+//! together, so they are not independent draws: a resample draws *families* with replacement,
+//! as many as the estimate has, and its statistic is Σnum / Σden over every task of the drawn
+//! families (passes / tasks when each task has one sample). Resampling tasks as if independent
+//! would understate the variance by the design effect `1 + (m − 1)ρ` (m: size-weighted mean
+//! family size, ρ: within-family correlation); `tests/coverage.rs` measures both.
+//!
+//! An estimate's families are the families that have tasks in it, carrying only those tasks
+//! (a category subscore resamples the families with a task in that category, with only those
+//! tasks). Families are laid out in order of first appearance among the estimate's tasks,
+//! which are in (task id, language) order; so when every task is its own family the families
+//! are the tasks in the same order, the generator's draws pick the same tasks, and every
+//! interval equals the task bootstrap's bit for bit.
+//!
+//! Which families are drawn depends only on the generator and on the stratum sizes, never on
+//! the values: so flipping a task from fail to pass can only raise every resample, and two
+//! models resampled with the same seed see the same families (the paired difference).
 
 use passrate_schema::{Category, Tier};
 use serde::{Deserialize, Serialize};
@@ -13,11 +27,22 @@ use serde::{Deserialize, Serialize};
 use crate::error::ScoreError;
 use crate::rng::ResampleRng;
 
-/// How tasks are grouped before resampling. Stratified resampling draws, within each group,
-/// as many tasks as the group has, mirroring a sample whose cell sizes were fixed by design
-/// (the weekly manifest fixes tier × category cells); plain resampling draws from all tasks.
-/// A stratum of one task contributes no variance, so stratify only where strata hold several
-/// tasks (at 400 tasks, cells hold about 8–23).
+/// How families are grouped before resampling. Stratified resampling draws, within each
+/// group, as many families as the group has, mirroring a sample whose cell sizes were fixed by
+/// design (the weekly manifest fixes tier × category cells); plain resampling draws from all
+/// families. A stratum of one family contributes no variance, so stratify only where strata
+/// hold several families (at 400 tasks, cells hold about 8–23 tasks).
+///
+/// A family can span strata (its completion task is tier 1, its bug fix tier 2). It is placed
+/// whole in the stratum of its first task in (task id, language) order, rather than split:
+/// splitting would resample a family's parts independently, which is the very independence
+/// the cluster bootstrap exists to avoid, and dropping stratification would make `Category`,
+/// `Tier` and `Cell` silently mean `None`. The first task is a rule of the task ids alone
+/// (never of results), it reduces to today's task stratum when families are single tasks,
+/// and a stratum's family count is then fixed across resamples as the design's cell counts
+/// are; its task count may vary with the families that reach into other strata, so
+/// stratification then removes somewhat less variance than it would with single-task
+/// families. `None` stays the default.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Stratify {
@@ -30,10 +55,10 @@ pub enum Stratify {
     Cell,
 }
 
-const MAX_STRATA: usize = Category::ALL.len() * Tier::ALL.len();
+pub(crate) const MAX_STRATA: usize = Category::ALL.len() * Tier::ALL.len();
 
 impl Stratify {
-    fn stratum(self, category: Category, tier: Tier) -> usize {
+    pub(crate) fn stratum(self, category: Category, tier: Tier) -> usize {
         // Positions in the schema's `ALL` lists; they only decide grouping and order.
         let c = Category::ALL
             .iter()
@@ -104,11 +129,53 @@ pub struct Interval {
     pub high: f64,
 }
 
+/// Numbers the families of `n` tasks 0, 1, … in order of first appearance (task `i`'s family
+/// is `name(i)`), writing task `i`'s number to `ids[i]`; returns the number of families.
+/// `order` is scratch space. Sorting indices (unstable, so nothing is allocated) groups equal
+/// names; the lowest index of each group is its first appearance.
+pub(crate) fn number_families<'a>(
+    n: usize,
+    name: impl Fn(usize) -> &'a str,
+    order: &mut Vec<u32>,
+    ids: &mut Vec<u32>,
+) -> u32 {
+    order.clear();
+    order.extend(0..n as u32);
+    order.sort_unstable_by(|&a, &b| name(a as usize).cmp(name(b as usize)).then(a.cmp(&b)));
+    ids.clear();
+    ids.resize(n, 0);
+    // First label every task with the index of its family's first task…
+    for group in order.chunk_by(|&a, &b| name(a as usize) == name(b as usize)) {
+        for &i in group {
+            ids[i as usize] = group[0];
+        }
+    }
+    // …then renumber those first tasks in index order. A later task's first task has a lower
+    // index, so it has already been renumbered when the later task is reached.
+    let mut next = 0;
+    for i in 0..n {
+        let first = ids[i] as usize;
+        ids[i] = if first == i {
+            next += 1;
+            next - 1
+        } else {
+            ids[first]
+        };
+    }
+    next
+}
+
 /// Reusable buffers for resampling; a `Scorer` owns one and feeds it every estimate, so after
 /// the first few estimates nothing is allocated.
 #[derive(Debug, Default)]
 pub(crate) struct Resampler {
-    staged: Vec<(usize, [u32; 4])>,
+    /// Staged tasks: (family number, stratum, values).
+    staged: Vec<(u32, usize, [u32; 4])>,
+    /// Family number → its position in `families` (`u32::MAX`: not seen yet).
+    slot: Vec<u32>,
+    /// One entry per family, in order of first appearance: (stratum of its first task, sums
+    /// of its tasks' values).
+    families: Vec<(usize, [u32; 4])>,
     columns: [Vec<u32>; 4],
     bounds: Vec<usize>,
     stats: Vec<f64>,
@@ -124,10 +191,12 @@ impl Resampler {
         self.staged.clear();
     }
 
-    /// Adds one task: `a` is (numerator, denominator) of the first (or only) model, `b` that
-    /// of the second model for a paired difference (ignored otherwise).
+    /// Adds one task of family `family` (a number from `number_families`): `a` is (numerator,
+    /// denominator) of the first (or only) model, `b` that of the second model for a paired
+    /// difference (ignored otherwise).
     pub(crate) fn push(
         &mut self,
+        family: u32,
         stratify: Stratify,
         category: Category,
         tier: Tier,
@@ -135,14 +204,43 @@ impl Resampler {
         b: (u32, u32),
     ) {
         let stratum = stratify.stratum(category, tier);
-        self.staged.push((stratum, [a.0, a.1, b.0, b.1]));
+        self.staged.push((family, stratum, [a.0, a.1, b.0, b.1]));
     }
 
-    /// Lays the staged tasks out stratum by stratum (stable: input order within a stratum),
-    /// by counting rather than sorting so that nothing is allocated.
+    /// Sums the staged tasks family by family, families in order of first appearance, each
+    /// in the stratum of its first task. With one task per family this is the staged list
+    /// itself, unchanged: the resamples then draw exactly what the task bootstrap drew.
+    fn group(&mut self) {
+        let width = self
+            .staged
+            .iter()
+            .map(|s| s.0 as usize + 1)
+            .max()
+            .unwrap_or(0);
+        self.slot.clear();
+        self.slot.resize(width, u32::MAX);
+        self.families.clear();
+        for &(family, stratum, values) in &self.staged {
+            let slot = &mut self.slot[family as usize];
+            if *slot == u32::MAX {
+                *slot = self.families.len() as u32;
+                self.families.push((stratum, values));
+            } else {
+                let sums = &mut self.families[*slot as usize].1;
+                for (sum, value) in sums.iter_mut().zip(values) {
+                    *sum += value;
+                }
+            }
+        }
+    }
+
+    /// Groups the staged tasks into families, then lays the families out stratum by stratum
+    /// (stable: first-appearance order within a stratum), by counting rather than sorting so
+    /// that nothing is allocated.
     fn arrange(&mut self) {
+        self.group();
         let mut counts = [0usize; MAX_STRATA + 1];
-        for &(s, _) in &self.staged {
+        for &(s, _) in &self.families {
             counts[s + 1] += 1;
         }
         for s in 0..MAX_STRATA {
@@ -155,13 +253,13 @@ impl Resampler {
                 self.bounds.push(counts[s + 1]);
             }
         }
-        let n = self.staged.len();
+        let n = self.families.len();
         for column in &mut self.columns {
             column.clear();
             column.resize(n, 0);
         }
         let mut next = counts;
-        for &(s, values) in &self.staged {
+        for &(s, values) in &self.families {
             let at = next[s];
             next[s] += 1;
             for (column, value) in self.columns.iter_mut().zip(values) {
@@ -170,7 +268,8 @@ impl Resampler {
         }
     }
 
-    /// Percentile interval of Σnum / Σden over the staged tasks (first model).
+    /// Percentile interval of Σnum / Σden over the staged tasks (first model), resampling
+    /// families.
     pub(crate) fn single(&mut self, rng: &mut ResampleRng, config: &Bootstrap) -> Interval {
         if self.staged.is_empty() {
             return Interval {
@@ -182,8 +281,8 @@ impl Resampler {
         self.arrange();
         let [num, den, _, _] = &self.columns;
         let point = ratio(sum(num), sum(den));
-        // With equal denominators (the usual one sample per task) Σden is the same for every
-        // resample: skip summing it.
+        // With equal denominators (one sample per task and one task per family) Σden is the
+        // same for every resample: skip summing it.
         let uniform = den.iter().all(|&d| d == den[0]);
         let fixed_den = den[0] as u64 * num.len() as u64;
         self.stats.clear();
@@ -212,7 +311,7 @@ impl Resampler {
     }
 
     /// Percentile interval of (Σnum_a / Σden_a) − (Σnum_b / Σden_b), both models drawn on
-    /// the same resampled tasks.
+    /// the same resampled families.
     pub(crate) fn paired(&mut self, rng: &mut ResampleRng, config: &Bootstrap) -> Interval {
         if self.staged.is_empty() {
             return Interval {
@@ -250,7 +349,7 @@ fn sum(values: &[u32]) -> u64 {
     values.iter().map(|&v| u64::from(v)).sum()
 }
 
-fn ratio(num: u64, den: u64) -> f64 {
+pub(crate) fn ratio(num: u64, den: u64) -> f64 {
     if den == 0 {
         0.0
     } else {
@@ -310,8 +409,8 @@ mod tests {
             (Category::Refactoring, Tier::Three, 3),
             (Category::BugFixing, Tier::One, 4),
         ];
-        for (c, t, v) in cells {
-            r.push(Stratify::Category, c, t, (v, 1), (0, 1));
+        for (family, (c, t, v)) in cells.into_iter().enumerate() {
+            r.push(family as u32, Stratify::Category, c, t, (v, 1), (0, 1));
         }
         r.arrange();
         assert_eq!(r.columns[0], [2, 4, 1, 3]);
@@ -319,11 +418,72 @@ mod tests {
     }
 
     #[test]
+    fn families_are_numbered_by_first_appearance() {
+        let names = ["he/9", "mbpp/2", "he/9", "cls/1", "mbpp/2", "he/10"];
+        let (mut order, mut ids) = (Vec::new(), Vec::new());
+        let n = number_families(names.len(), |i| names[i], &mut order, &mut ids);
+        assert_eq!(n, 4);
+        assert_eq!(ids, [0, 1, 0, 2, 1, 3]);
+        // Distinct names number 0, 1, 2, … in input order whatever their sort order.
+        let distinct = ["z", "b", "y", "a"];
+        number_families(4, |i| distinct[i], &mut order, &mut ids);
+        assert_eq!(ids, [0, 1, 2, 3]);
+    }
+
+    #[test]
+    fn a_family_is_summed_and_placed_in_its_first_tasks_stratum() {
+        let mut r = Resampler::new();
+        r.clear();
+        // Family 7 spans both categories; its first task is a bug fix, so it is laid out
+        // whole among the bug fixes, after family 3 which appeared before it.
+        r.push(
+            3,
+            Stratify::Category,
+            Category::BugFixing,
+            Tier::One,
+            (1, 1),
+            (0, 1),
+        );
+        r.push(
+            7,
+            Stratify::Category,
+            Category::BugFixing,
+            Tier::One,
+            (1, 2),
+            (1, 1),
+        );
+        r.push(
+            5,
+            Stratify::Category,
+            Category::Refactoring,
+            Tier::One,
+            (0, 1),
+            (0, 1),
+        );
+        r.push(
+            7,
+            Stratify::Category,
+            Category::Refactoring,
+            Tier::Two,
+            (2, 3),
+            (0, 1),
+        );
+        r.arrange();
+        assert_eq!(r.columns[0], [1, 3, 0]);
+        assert_eq!(r.columns[1], [1, 5, 1]);
+        assert_eq!(r.columns[2], [0, 1, 0]);
+        assert_eq!(r.columns[3], [1, 2, 1]);
+        assert_eq!(r.bounds, [0, 2, 3]);
+        assert_eq!(r.families.len(), 3);
+    }
+
+    #[test]
     fn a_constant_sample_has_a_degenerate_interval() {
         let mut r = Resampler::new();
         r.clear();
-        for _ in 0..50 {
+        for family in 0..50 {
             r.push(
+                family / 3,
                 Stratify::None,
                 Category::BugFixing,
                 Tier::One,

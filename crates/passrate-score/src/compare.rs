@@ -1,11 +1,13 @@
-//! Comparing models: paired bootstrap difference on shared tasks, tie flags, leaderboard order.
+//! Comparing models: paired cluster-bootstrap difference on shared tasks, tie flags, and the
+//! leaderboard (order, rank intervals, tie groups).
 
 use passrate_schema::Estimate;
 use serde::{Deserialize, Serialize};
 
-use crate::bootstrap::Interval;
+use crate::bootstrap::{Interval, number_families};
+use crate::rank::{rank_intervals, tie_groups};
 use crate::rng::ResampleRng;
-use crate::score::Scorer;
+use crate::score::{Scorer, Scratch};
 use crate::tally::{ModelOutcomes, TaskTally};
 
 /// A model as the leaderboard sees it: its per-task results (for paired resampling) and its
@@ -23,8 +25,9 @@ pub struct PairComparison {
     pub b: String,
     /// Tasks (task id and language) both models have a scored result for.
     pub shared_tasks: u32,
-    /// score(a) − score(b) on the shared tasks, with its paired bootstrap interval; `None`
-    /// when the models share no task.
+    /// score(a) − score(b) on the shared tasks, with its paired bootstrap interval (both
+    /// models drawn on the same families, on their shared tasks); `None` when the models
+    /// share no task.
     pub difference: Option<Interval>,
     /// Either model's score lies inside the other's interval (the leaderboard cannot order
     /// them by what it shows).
@@ -40,10 +43,19 @@ pub struct PairComparison {
 /// One leaderboard line.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LeaderboardRow {
-    /// 1-based position; ties are not merged into one rank, they are flagged on the pair.
+    /// 1-based position in the board's order; its uncertainty is `rank_low..=rank_high`.
     pub rank: u32,
     pub model: String,
     pub overall: Estimate,
+    /// The model's rank interval over family resamples (rank 1 = best; models with equal
+    /// resampled scores share the best rank): the lower and upper percentile the bootstrap's
+    /// confidence names, e.g. [2.5%, 97.5%]. See `rank`.
+    pub rank_low: u32,
+    pub rank_high: u32,
+    /// Models whose rank intervals overlap, directly or through others, share a group;
+    /// groups are numbered 1, 2, … down the board. A singleton group is a model the
+    /// bootstrap places apart from all others.
+    pub tie_group: u32,
     /// This model against the next one down; `None` on the last row.
     pub vs_next: Option<PairComparison>,
 }
@@ -64,11 +76,26 @@ impl Scorer {
             (b.outcomes, a.outcomes, true)
         };
         let stratify = self.config.bootstrap.stratify;
+        // The shared tasks are numbered into families by the first model's labels (a task's
+        // family follows from its id, so both models normally agree).
+        let Scratch {
+            order,
+            ids,
+            shared: pairs,
+        } = &mut self.scratch;
+        pairs.clear();
+        pairs.extend(shared_indices(&first.tasks, &second.tasks));
+        number_families(
+            pairs.len(),
+            |k| first.tasks[pairs[k].0 as usize].family.as_str(),
+            order,
+            ids,
+        );
         self.resampler.clear();
-        let mut shared = 0u32;
-        for (x, y) in shared_tasks(&first.tasks, &second.tasks) {
-            shared += 1;
+        for (&(i, j), &family) in pairs.iter().zip(ids.iter()) {
+            let (x, y) = (&first.tasks[i as usize], &second.tasks[j as usize]);
             self.resampler.push(
+                family,
                 stratify,
                 x.category,
                 x.tier,
@@ -76,6 +103,7 @@ impl Scorer {
                 (y.passes, y.samples),
             );
         }
+        let shared = pairs.len() as u32;
         let difference = (shared > 0).then(|| {
             let mut rng =
                 ResampleRng::for_estimate(run_seed, &["paired", &first.model, &second.model]);
@@ -111,7 +139,13 @@ impl Scorer {
     }
 
     /// Orders models best first (score, then lower bound, then model id, so the order is total
-    /// and reproducible) and compares each with the next one down.
+    /// and reproducible), compares each with the next one down, and gives each its rank
+    /// interval and tie group from `resamples` family resamples shared by all models (seeded
+    /// from the run seed alone, so the draws do not depend on who is on the board).
+    ///
+    /// Pass only models that are ranked together: the rank interval assumes the contenders
+    /// answered the same sample (see `rank`); the engine puts partial coverage and controls in
+    /// sections of their own.
     pub fn leaderboard(
         &mut self,
         run_seed: &str,
@@ -125,6 +159,9 @@ impl Scorer {
                 .then(y.overall.ci_low.total_cmp(&x.overall.ci_low))
                 .then_with(|| x.outcomes.model.cmp(&y.outcomes.model))
         });
+        let mut rng = ResampleRng::for_estimate(run_seed, &["leaderboard ranks"]);
+        let intervals = rank_intervals(&mut self.ranks, &mut rng, &self.config.bootstrap, &order);
+        let groups = tie_groups(&intervals);
         let mut rows = Vec::with_capacity(order.len());
         for (i, c) in order.iter().enumerate() {
             let vs_next = order
@@ -134,6 +171,9 @@ impl Scorer {
                 rank: i as u32 + 1,
                 model: c.outcomes.model.clone(),
                 overall: c.overall,
+                rank_low: intervals[i].0,
+                rank_high: intervals[i].1,
+                tie_group: groups[i],
                 vs_next,
             });
         }
@@ -141,11 +181,11 @@ impl Scorer {
     }
 }
 
-/// Tasks present in both sorted tallies, matched by (task id, language).
-pub(crate) fn shared_tasks<'a>(
+/// Indices of the tasks present in both sorted tallies, matched by (task id, language).
+pub(crate) fn shared_indices<'a>(
     a: &'a [TaskTally],
     b: &'a [TaskTally],
-) -> impl Iterator<Item = (&'a TaskTally, &'a TaskTally)> + 'a {
+) -> impl Iterator<Item = (u32, u32)> + 'a {
     let (mut i, mut j) = (0, 0);
     std::iter::from_fn(move || {
         while i < a.len() && j < b.len() {
@@ -155,7 +195,7 @@ pub(crate) fn shared_tasks<'a>(
                 std::cmp::Ordering::Less => i += 1,
                 std::cmp::Ordering::Greater => j += 1,
                 std::cmp::Ordering::Equal => {
-                    let pair = (&a[i], &b[j]);
+                    let pair = (i as u32, j as u32);
                     i += 1;
                     j += 1;
                     return Some(pair);
@@ -164,4 +204,12 @@ pub(crate) fn shared_tasks<'a>(
         }
         None
     })
+}
+
+/// Tasks present in both sorted tallies, matched by (task id, language).
+pub(crate) fn shared_tasks<'a>(
+    a: &'a [TaskTally],
+    b: &'a [TaskTally],
+) -> impl Iterator<Item = (&'a TaskTally, &'a TaskTally)> + 'a {
+    shared_indices(a, b).map(|(i, j)| (&a[i as usize], &b[j as usize]))
 }

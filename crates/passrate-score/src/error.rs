@@ -29,6 +29,16 @@ pub enum ScoreError {
         second_tier: Tier,
     },
     #[error(
+        "failed to score model {model}: task {task} ({language}) is in family {first} and in family {second}"
+    )]
+    InconsistentFamily {
+        model: String,
+        task: String,
+        language: Language,
+        first: String,
+        second: String,
+    },
+    #[error(
         "failed to score model {model}: duplicate outcome for task {task} ({language}) sample {sample_index}"
     )]
     DuplicateSample {

@@ -1,16 +1,18 @@
-//! One model's score for a run: pass rate with its interval, subscores, compliance, coverage,
-//! reason counts and pass@k.
+//! One model's score for a run: pass rate with its cluster-bootstrap interval, subscores,
+//! compliance, coverage, reason counts and pass@k.
 
+use std::borrow::Borrow;
 use std::collections::BTreeMap;
 
 use passrate_schema::{Category, Estimate, Reason, TaskOutcome, Tier};
 use serde::{Deserialize, Serialize};
 
-use crate::bootstrap::{Bootstrap, Interval, Resampler};
+use crate::bootstrap::{Bootstrap, Interval, Resampler, number_families};
 use crate::error::ScoreError;
 use crate::passk::mean_pass_at_k;
+use crate::rank::RankScratch;
 use crate::rng::ResampleRng;
-use crate::tally::{InfraPolicy, ModelOutcomes};
+use crate::tally::{InfraPolicy, ModelOutcomes, TaskTally};
 
 /// Everything that decides the numbers; stored choices, not tuning knobs.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -61,8 +63,8 @@ impl ScoreConfig {
 }
 
 /// A model's score for one run. `Estimate`s count samples: with one sample per task,
-/// `passes / total` is passes / tasks; with n samples per task it is the mean pass@1 (and the
-/// bootstrap still resamples whole tasks).
+/// `passes / total` is passes / tasks; with n samples per task it is the mean pass@1. The
+/// intervals resample whole families (see `bootstrap`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ModelScore {
     pub model: String,
@@ -80,6 +82,9 @@ pub struct ModelScore {
     /// pass@k (unbiased estimator, mean over tasks); empty for single-sample runs.
     pub pass_at_k: BTreeMap<u32, f64>,
     pub scored_tasks: u32,
+    /// Families (source problems) the scored tasks come from: the number of independent
+    /// units the overall interval resamples.
+    pub scored_families: u32,
     /// Tasks with only infrastructure outcomes (under `InfraPolicy::Exclude`).
     pub unscored_tasks: u32,
     /// Infrastructure samples left out (under `InfraPolicy::Exclude`).
@@ -91,6 +96,19 @@ pub struct ModelScore {
 pub struct Scorer {
     pub(crate) config: ScoreConfig,
     pub(crate) resampler: Resampler,
+    pub(crate) scratch: Scratch,
+    pub(crate) ranks: RankScratch,
+}
+
+/// Reusable buffers besides the resampler's: family numbering and shared-task matching.
+#[derive(Debug, Default)]
+pub(crate) struct Scratch {
+    /// Sort order used while numbering families.
+    pub(crate) order: Vec<u32>,
+    /// Family number of each task of the estimate at hand.
+    pub(crate) ids: Vec<u32>,
+    /// Indices of the tasks two models share, as (index in a, index in b).
+    pub(crate) shared: Vec<(u32, u32)>,
 }
 
 impl Scorer {
@@ -99,6 +117,8 @@ impl Scorer {
         Ok(Scorer {
             config,
             resampler: Resampler::new(),
+            scratch: Scratch::default(),
+            ranks: RankScratch::default(),
         })
     }
 
@@ -122,33 +142,41 @@ impl Scorer {
     /// model id and the estimate's name, so adding a subscore never shifts another's interval.
     pub fn score(&mut self, run_seed: &str, outcomes: &ModelOutcomes) -> ModelScore {
         let model = outcomes.model.as_str();
-        let overall = self.estimate(run_seed, outcomes, &[model, "overall"], |_, _| true);
+        // Families are numbered once per model; every estimate groups its tasks by them.
+        let tasks = &outcomes.tasks;
+        let families = number_families(
+            tasks.len(),
+            |i| tasks[i].family.as_str(),
+            &mut self.scratch.order,
+            &mut self.scratch.ids,
+        );
+        let overall = self.estimate_numbered(run_seed, tasks, &[model, "overall"], |_| true);
         let mut by_category = BTreeMap::new();
         for category in Category::ALL {
-            if outcomes.tasks.iter().any(|t| t.category == category) {
+            if tasks.iter().any(|t| t.category == category) {
                 let parts = [model, "category", category.as_str()];
-                let e = self.estimate(run_seed, outcomes, &parts, |c, _| c == category);
+                let e = self.estimate_numbered(run_seed, tasks, &parts, |t| t.category == category);
                 by_category.insert(category, e);
             }
         }
         let mut by_tier = BTreeMap::new();
         for (tier, label) in Tier::ALL.into_iter().zip(["1", "2", "3"]) {
-            if outcomes.tasks.iter().any(|t| t.tier == tier) {
+            if tasks.iter().any(|t| t.tier == tier) {
                 let parts = [model, "tier", label];
-                let e = self.estimate(run_seed, outcomes, &parts, |_, t| t == tier);
+                let e = self.estimate_numbered(run_seed, tasks, &parts, |t| t.tier == tier);
                 by_tier.insert(tier, e);
             }
         }
 
-        let answered: u64 = outcomes.tasks.iter().map(|t| u64::from(t.answered)).sum();
-        let compliant: u64 = outcomes.tasks.iter().map(|t| u64::from(t.compliant)).sum();
-        let covered = outcomes.tasks.iter().filter(|t| t.answered > 0).count();
-        let scored = outcomes.tasks.len();
+        let answered: u64 = tasks.iter().map(|t| u64::from(t.answered)).sum();
+        let compliant: u64 = tasks.iter().map(|t| u64::from(t.compliant)).sum();
+        let covered = tasks.iter().filter(|t| t.answered > 0).count();
+        let scored = tasks.len();
 
         let mut pass_at_k = BTreeMap::new();
         if outcomes.max_samples() > 1 {
             for &k in &self.config.pass_at_k {
-                let per_task = outcomes.tasks.iter().map(|t| (t.samples, t.passes));
+                let per_task = tasks.iter().map(|t| (t.samples, t.passes));
                 if let Some(value) = mean_pass_at_k(per_task, k) {
                     pass_at_k.insert(k, value);
                 }
@@ -165,26 +193,60 @@ impl Scorer {
             reasons: outcomes.reasons.clone(),
             pass_at_k,
             scored_tasks: scored as u32,
+            scored_families: families,
             unscored_tasks: outcomes.unscored_tasks.len() as u32,
             excluded_samples: outcomes.excluded_samples,
         }
     }
 
-    fn estimate(
+    /// The pass rate of any set of tasks with its cluster-bootstrap interval, seeded from the
+    /// run seed and `parts` (which name the estimate: `score` uses `[model, "overall"]`,
+    /// `[model, "category", name]`, `[model, "tier", "1"]`). For a subset `score` does not
+    /// report, e.g. a partially covered model's tasks shared with another. `tasks` should be in
+    /// (task id, language) order, as `ModelOutcomes::tasks` is: the order of first appearance
+    /// decides the families' layout and so which family each draw picks.
+    pub fn estimate<T: Borrow<TaskTally>>(
         &mut self,
         run_seed: &str,
-        outcomes: &ModelOutcomes,
         parts: &[&str],
-        keep: impl Fn(Category, Tier) -> bool,
+        tasks: &[T],
+    ) -> Estimate {
+        number_families(
+            tasks.len(),
+            |i| tasks[i].borrow().family.as_str(),
+            &mut self.scratch.order,
+            &mut self.scratch.ids,
+        );
+        self.estimate_numbered(run_seed, tasks, parts, |_| true)
+    }
+
+    /// The estimate over the tasks `keep` selects, with families already numbered in
+    /// `scratch.ids` (index for index with `tasks`).
+    fn estimate_numbered<T: Borrow<TaskTally>>(
+        &mut self,
+        run_seed: &str,
+        tasks: &[T],
+        parts: &[&str],
+        keep: impl Fn(&TaskTally) -> bool,
     ) -> Estimate {
         let stratify = self.config.bootstrap.stratify;
         let (mut passes, mut total) = (0u32, 0u32);
         self.resampler.clear();
-        for t in outcomes.tasks.iter().filter(|t| keep(t.category, t.tier)) {
+        for (t, &family) in tasks.iter().zip(&self.scratch.ids) {
+            let t = t.borrow();
+            if !keep(t) {
+                continue;
+            }
             passes += t.passes;
             total += t.samples;
-            self.resampler
-                .push(stratify, t.category, t.tier, (t.passes, t.samples), (0, 1));
+            self.resampler.push(
+                family,
+                stratify,
+                t.category,
+                t.tier,
+                (t.passes, t.samples),
+                (0, 1),
+            );
         }
         let mut rng = ResampleRng::for_estimate(run_seed, parts);
         let Interval { point, low, high } = self.resampler.single(&mut rng, &self.config.bootstrap);

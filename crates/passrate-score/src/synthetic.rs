@@ -10,11 +10,15 @@ use crate::error::ScoreError;
 use crate::rng::ResampleRng;
 use crate::score::{ModelScore, ScoreConfig, Scorer};
 
-/// Size of the synthetic week; the default is DESIGN's target (28 models × 400 tasks).
+/// Size of the synthetic week; the default is DESIGN's target (28 models × 400 tasks), with
+/// tasks from about 280 families as a real week's are.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WorkloadSpec {
     pub models: u32,
     pub tasks: u32,
+    /// About how many families (source problems) the tasks come from; `tasks` or more makes
+    /// every task its own family (the task bootstrap).
+    pub families: u32,
     pub run_seed: String,
 }
 
@@ -23,6 +27,7 @@ impl Default for WorkloadSpec {
         WorkloadSpec {
             models: 28,
             tasks: 400,
+            families: 280,
             run_seed: "synthetic-2026-W01".to_owned(),
         }
     }
@@ -46,14 +51,31 @@ impl Workload {
 pub struct WorkloadScores {
     pub scores: Vec<ModelScore>,
     pub leaderboard: Vec<LeaderboardRow>,
-    /// Bootstrap resamples drawn in all (every estimate and every paired difference).
+    /// Bootstrap resamples drawn in all (every estimate, every paired difference and the
+    /// leaderboard's rank intervals).
     pub resamples: u64,
 }
 
 /// Generates the workload. Models differ in skill (20–90%), tasks in difficulty (±25 points);
 /// categories cycle, tiers split 40/40/20, and a few answers are missing or non-compliant so
-/// every part of the scorer does work.
+/// every part of the scorer does work. Families are runs of consecutive tasks (so a family
+/// spans categories, languages and sometimes tiers, as `humaneval/96`'s completion, fix and
+/// translations do), cut at random with the spec's rate; they come from their own stream, so
+/// the outcomes do not depend on `families`.
 pub fn workload(spec: &WorkloadSpec) -> Workload {
+    let mut cuts = ResampleRng::for_estimate(&spec.run_seed, &["synthetic families"]);
+    let mut family = 0u32;
+    let families: Vec<String> = (0..spec.tasks)
+        .map(|t| {
+            if t > 0
+                && (spec.families >= spec.tasks
+                    || cuts.below(spec.tasks - 1) < spec.families.saturating_sub(1))
+            {
+                family += 1;
+            }
+            format!("synthetic-family/{family:04}")
+        })
+        .collect();
     let mut rng = ResampleRng::for_estimate(&spec.run_seed, &["synthetic workload"]);
     let difficulty: Vec<i64> = (0..spec.tasks)
         .map(|_| i64::from(rng.below(51)) - 25)
@@ -91,6 +113,7 @@ pub fn workload(spec: &WorkloadSpec) -> Workload {
                         language: Language::ALL[t as usize % Language::ALL.len()],
                         sample_index: 0,
                         reason,
+                        family: families[t as usize].clone(),
                     }
                 })
                 .collect();
@@ -104,7 +127,8 @@ pub fn workload(spec: &WorkloadSpec) -> Workload {
 }
 
 /// Scores the workload as a weekly run would: group every model's outcomes, score it
-/// (overall, per category, per tier) and build the leaderboard with its paired comparisons.
+/// (overall, per category, per tier) and build the leaderboard with its paired comparisons
+/// and rank intervals.
 pub fn score_workload(
     workload: &Workload,
     config: &ScoreConfig,
@@ -132,7 +156,8 @@ pub fn score_workload(
         .map(|s| 1 + s.by_category.len() as u64 + s.by_tier.len() as u64)
         .sum();
     let pairs = leaderboard.iter().filter(|r| r.vs_next.is_some()).count() as u64;
-    let resamples = (estimates + pairs) * u64::from(config.bootstrap.resamples);
+    let ranks = u64::from(!leaderboard.is_empty());
+    let resamples = (estimates + pairs + ranks) * u64::from(config.bootstrap.resamples);
     Ok(WorkloadScores {
         scores,
         leaderboard,

@@ -27,6 +27,9 @@ pub enum InfraPolicy {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TaskTally {
     pub task: String,
+    /// The resampling unit: the task's family (`TaskOutcome::family_or_task`), the source
+    /// problem it derives from, or the task id when the family is unknown.
+    pub family: String,
     pub language: Language,
     pub category: Category,
     pub tier: Tier,
@@ -98,6 +101,7 @@ impl ModelOutcomes {
             let head = group[0];
             let mut tally = TaskTally {
                 task: head.task.clone(),
+                family: head.family_or_task().to_owned(),
                 language: head.language,
                 category: head.category,
                 tier: head.tier,
@@ -125,6 +129,15 @@ impl ModelOutcomes {
                         first_tier: head.tier,
                         second_category: outcome.category,
                         second_tier: outcome.tier,
+                    });
+                }
+                if outcome.family_or_task() != tally.family {
+                    return Err(ScoreError::InconsistentFamily {
+                        model: model.to_owned(),
+                        task: outcome.task.clone(),
+                        language: outcome.language,
+                        first: tally.family.clone(),
+                        second: outcome.family_or_task().to_owned(),
                     });
                 }
                 if outcome.reason.is_infrastructure() {
@@ -156,6 +169,14 @@ impl ModelOutcomes {
         })
     }
 
+    /// Number of distinct families among the scored tasks.
+    pub fn family_count(&self) -> usize {
+        let mut names: Vec<&str> = self.tasks.iter().map(|t| t.family.as_str()).collect();
+        names.sort_unstable();
+        names.dedup();
+        names.len()
+    }
+
     /// The largest number of scored samples any task has (1 for single-sample runs).
     pub fn max_samples(&self) -> u32 {
         self.tasks.iter().map(|t| t.samples).max().unwrap_or(0)
@@ -174,6 +195,7 @@ mod tests {
             language: Language::Python,
             sample_index: sample,
             reason,
+            family: String::new(),
         }
     }
 
@@ -246,5 +268,29 @@ mod tests {
             ModelOutcomes::from_outcomes("m", &mixed, InfraPolicy::Reject),
             Err(ScoreError::InconsistentTask { .. })
         ));
+        // Two samples of one task naming different families: the resampling unit would be
+        // ambiguous.
+        let mut other = outcome("a", 1, Reason::Pass);
+        other.family = "humaneval/96".into();
+        let mixed = [outcome("a", 0, Reason::Pass), other];
+        assert!(matches!(
+            ModelOutcomes::from_outcomes("m", &mixed, InfraPolicy::Reject),
+            Err(ScoreError::InconsistentFamily { ref second, .. }) if second == "humaneval/96"
+        ));
+    }
+
+    #[test]
+    fn the_family_defaults_to_the_task_id() {
+        let mut fixed = outcome("humaneval-fix/96", 0, Reason::Pass);
+        fixed.family = "humaneval/96".into();
+        let outcomes = [
+            outcome("humaneval/96", 0, Reason::Pass),
+            fixed,
+            outcome("quixbugs/gcd", 0, Reason::Pass),
+        ];
+        let m = ModelOutcomes::from_outcomes("m", &outcomes, InfraPolicy::Reject).unwrap();
+        let families: Vec<&str> = m.tasks.iter().map(|t| t.family.as_str()).collect();
+        assert_eq!(families, ["humaneval/96", "humaneval/96", "quixbugs/gcd"]);
+        assert_eq!(m.family_count(), 2);
     }
 }

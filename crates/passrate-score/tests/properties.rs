@@ -1,11 +1,34 @@
 //! Invariants that must hold for any input: bounds order, containment of the estimate,
-//! monotonicity in passes, and the statistics' ranges.
+//! monotonicity in passes, the statistics' ranges, family labels mattering only as a
+//! partition, and the shape of rank intervals and tie groups.
 
 mod common;
 
-use common::{contender, score_with};
-use passrate_score::{Bootstrap, ResampleRng, ScoreConfig, Stratify, mcnemar_exact, pass_at_k};
+use common::{contender, outcomes, score_with};
+use passrate_schema::TaskOutcome;
+use passrate_score::{
+    Bootstrap, Contender, ResampleRng, ScoreConfig, Scorer, Stratify, mcnemar_exact, pass_at_k,
+};
 use proptest::prelude::*;
+
+/// Outcomes for `passes` with task `i` in family `families[i]` (named by `name`).
+fn in_families(passes: &[bool], families: &[u8], name: impl Fn(u8) -> String) -> Vec<TaskOutcome> {
+    let mut out = outcomes(passes);
+    for (o, &f) in out.iter_mut().zip(families) {
+        o.family = name(f);
+    }
+    out
+}
+
+/// A pass/fail list with a family label (0..n/2, so families of several tasks occur) per task.
+fn clustered() -> impl Strategy<Value = (Vec<bool>, Vec<u8>)> {
+    (1usize..120).prop_flat_map(|n| {
+        (
+            prop::collection::vec(any::<bool>(), n),
+            prop::collection::vec(0u8..((n / 2).max(1) as u8), n),
+        )
+    })
+}
 
 fn config(stratify: Stratify) -> ScoreConfig {
     ScoreConfig {
@@ -119,6 +142,95 @@ proptest! {
         let mut rng = ResampleRng::from_seed(seed);
         for _ in 0..64 {
             prop_assert!(rng.below(n) < n);
+        }
+    }
+
+    #[test]
+    fn family_names_matter_only_as_a_partition(
+        (passes, families) in clustered(),
+        seed in "[a-z0-9]{1,8}",
+        stratify in stratify(),
+    ) {
+        // Renaming every family (a bijection that reverses their sort order) keeps the same
+        // groups, so every number stays, bit for bit.
+        let a = in_families(&passes, &families, |f| format!("fam-{f:03}"));
+        let b = in_families(&passes, &families, |f| format!("zz-{:03}", 255 - f));
+        let mut scorer = Scorer::new(config(stratify)).unwrap();
+        let (_, sa) = scorer.score_outcomes(&seed, "m", &a).unwrap();
+        let (_, sb) = scorer.score_outcomes(&seed, "m", &b).unwrap();
+        prop_assert_eq!(sa, sb);
+    }
+
+    #[test]
+    fn with_families_a_pass_still_never_lowers_anything(
+        (passes, families) in clustered(),
+        pick in any::<prop::sample::Index>(),
+        seed in "[a-z0-9]{1,8}",
+        stratify in stratify(),
+    ) {
+        let i = pick.index(passes.len());
+        prop_assume!(!passes[i]);
+        let mut better = passes.clone();
+        better[i] = true;
+        let name = |f: u8| format!("f{f}");
+        let mut scorer = Scorer::new(config(stratify)).unwrap();
+        let (_, before) = scorer
+            .score_outcomes(&seed, "m", &in_families(&passes, &families, name))
+            .unwrap();
+        let (_, after) = scorer
+            .score_outcomes(&seed, "m", &in_families(&better, &families, name))
+            .unwrap();
+        let pairs = std::iter::once((before.overall, after.overall))
+            .chain(before.by_category.values().copied().zip(after.by_category.values().copied()));
+        for (b, a) in pairs {
+            prop_assert!(a.score >= b.score && a.ci_low >= b.ci_low && a.ci_high >= b.ci_high,
+                "{b:?} → {a:?}");
+            prop_assert!(0.0 <= a.ci_low && a.ci_low <= a.ci_high && a.ci_high <= 1.0, "{a:?}");
+        }
+    }
+
+    #[test]
+    fn rank_intervals_are_within_the_board_and_groups_follow_overlaps(
+        models in prop::collection::vec(prop::collection::vec(any::<bool>(), 30), 1..7),
+        families in prop::collection::vec(0u8..12, 30),
+        seed in "[a-z0-9]{1,8}",
+    ) {
+        let mut scorer = Scorer::new(config(Stratify::None)).unwrap();
+        // A twin of the first model is always on the board, so equal models always occur.
+        let twin = models[0].clone();
+        let scored: Vec<_> = models
+            .iter()
+            .chain([&twin])
+            .enumerate()
+            .map(|(m, passes)| {
+                let o = in_families(passes, &families, |f| format!("f{f}"));
+                scorer.score_outcomes(&seed, &format!("model-{m}"), &o).unwrap()
+            })
+            .collect();
+        let contenders: Vec<Contender<'_>> = scored.iter().map(contender).collect();
+        let rows = scorer.leaderboard(&seed, &contenders);
+        let n = rows.len() as u32;
+        let mut last_group = 0;
+        for (i, r) in rows.iter().enumerate() {
+            prop_assert!(1 <= r.rank_low && r.rank_low <= r.rank_high && r.rank_high <= n, "{r:?}");
+            // Groups are numbered in board order: a row starts group k + 1 or joins one
+            // already started.
+            prop_assert!(r.tie_group <= last_group + 1, "{i}: {r:?}");
+            last_group = last_group.max(r.tie_group);
+            for other in &rows[..i] {
+                let overlap = r.rank_low <= other.rank_high && other.rank_low <= r.rank_high;
+                if overlap {
+                    prop_assert_eq!(r.tie_group, other.tie_group);
+                }
+            }
+            // Models with the same passes are scored equally on every resample.
+            for other in &rows[..i] {
+                let same = scored.iter().find(|s| s.0.model == r.model).unwrap().0.tasks
+                    == scored.iter().find(|s| s.0.model == other.model).unwrap().0.tasks;
+                if same {
+                    prop_assert_eq!((r.rank_low, r.rank_high), (other.rank_low, other.rank_high));
+                }
+            }
         }
     }
 }

@@ -17,6 +17,7 @@ pub fn task(i: usize, n: usize, reason: Reason) -> TaskOutcome {
         language: Language::Python,
         sample_index: 0,
         reason,
+        family: String::new(),
     }
 }
 
