@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use passrate_extract::{ExtractRequest, extract};
 use passrate_runner::Runner;
-use passrate_schema::{Category, Language, Reason, Task, Verdict};
+use passrate_schema::{Language, Reason, Task, Verdict};
 
 use crate::error::EngineError;
 
@@ -75,15 +75,8 @@ pub fn judge(
         });
     };
     let started = Instant::now();
-    let mut request = ExtractRequest::for_variant(language, task.category, variant);
-    // Completion-style models (CodeGen) continue the prompt rather than restate it; the
-    // extractor only uses the prompt when the answer alone lacks the entry point.
-    if matches!(
-        task.category,
-        Category::FunctionCompletion | Category::AlgorithmImplementation
-    ) {
-        request.prompt = Some(variant.prompt.clone());
-    }
+    // The same request as `passrate check`: one answer, one verdict.
+    let request = ExtractRequest::for_answer(language, task.category, variant);
     let extraction = extract(&request, answer.as_bytes());
     let extract_time = started.elapsed();
     let code = (!extraction.code.is_empty()).then(|| extraction.code.clone());

@@ -5,6 +5,7 @@ use std::collections::{HashMap, HashSet};
 
 use passrate_schema::{Category, Language, Reason};
 
+use crate::continuation::{self, Target};
 use crate::items::{self, FnInfo, Item, ItemKind};
 use crate::markdown::{self, Block, Tag};
 use crate::syntax;
@@ -155,20 +156,25 @@ fn declares_entry(req: &ExtractRequest, answer: &str) -> bool {
     })
 }
 
+/// Judges prompt + answer, or `None` when the answer adds no code of its own to the prompt's
+/// entry point (prose, a refusal, nothing at all): the prompt alone is often a valid
+/// definition, and must not be taken for the model's answer.
 fn judge_continuation(req: &ExtractRequest, prompt: &str, answer: &str) -> Option<Outcome> {
     let continued = if answer.starts_with(prompt) {
         answer.to_owned()
     } else {
         format!("{prompt}{answer}")
     };
-    let parsed = parse_candidate(
-        req,
-        Candidate {
-            text: continued,
-            origin: Origin::PromptContinuation,
-        },
-    )
-    .ok()?;
+    let tree = syntax::parse(req.language, &continued).ok()?;
+    let target = match shape(req) {
+        Shape::Tests => Target::Anywhere,
+        Shape::Class => Target::Class(req.class_name.as_deref().unwrap_or(&req.entry_point)),
+        Shape::Function => Target::Function(&req.entry_point),
+    };
+    if !continuation::adds_code(req.language, target, &tree, &continued, prompt.len()) {
+        return None;
+    }
+    let parsed = parsed(req, &tree, continued, Origin::PromptContinuation);
     Some(judge(req, &[parsed], 0))
 }
 
@@ -353,15 +359,23 @@ fn parse_candidate(req: &ExtractRequest, cand: Candidate) -> Result<Parsed, synt
         cand.text
     };
     let tree = syntax::parse(req.language, &source)?;
+    Ok(parsed(req, &tree, source, cand.origin))
+}
+
+fn parsed(
+    req: &ExtractRequest,
+    tree: &tree_sitter::Tree,
+    source: String,
+    origin: Origin,
+) -> Parsed {
     let root = tree.root_node();
-    let items = items::items(req.language, &tree, &source);
-    Ok(Parsed {
+    Parsed {
         has_error: root.has_error(),
         first_error: syntax::first_error(root),
-        items,
+        items: items::items(req.language, tree, &source),
         source,
-        origin: cand.origin,
-    })
+        origin,
+    }
 }
 
 /// Picks the candidate that defines the entry point (the last clean one) and judges it with

@@ -12,6 +12,7 @@
 //! [`bench`] measures throughput over the bundled real answers.
 
 pub mod bench;
+mod continuation;
 pub mod corpus;
 mod detect;
 mod engine;
@@ -37,7 +38,7 @@ pub use syntax::{MAX_PARSE_BYTES, PARSE_TIMEOUT, ParseError};
 
 /// Version of the extraction rules; recorded with every verdict. Bump it whenever a change
 /// can turn an answer's code or compliance out differently.
-pub const EXTRACTOR_VERSION: &str = "1.0.0";
+pub const EXTRACTOR_VERSION: &str = "1.1.0";
 
 /// What the answer must contain.
 #[derive(Clone, Debug, PartialEq)]
@@ -83,6 +84,20 @@ impl ExtractRequest {
             category,
             prompt: None,
         }
+    }
+
+    /// The request a model's answer to a task is judged with (by `run` and `check` alike):
+    /// [`ExtractRequest::for_variant`], plus the prompt for the categories whose prompt is
+    /// code a completion-style model continues (a signature and docstring).
+    pub fn for_answer(language: Language, category: Category, variant: &Variant) -> ExtractRequest {
+        let mut request = ExtractRequest::for_variant(language, category, variant);
+        if matches!(
+            category,
+            Category::FunctionCompletion | Category::AlgorithmImplementation
+        ) {
+            request.prompt = Some(variant.prompt.clone());
+        }
+        request
     }
 }
 

@@ -76,8 +76,9 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         );
         return Ok(exit::BAD_INPUT);
     };
+    // The request `run` judges with, prompt included: the same answer gets the same verdict.
     let extraction = extract(
-        &ExtractRequest::for_variant(args.lang, task.category, variant),
+        &ExtractRequest::for_answer(args.lang, task.category, variant),
         &raw,
     );
     let verdict = if extraction.compliant {
