@@ -20,6 +20,38 @@ pub enum StoreError {
         #[source]
         source: sqlx::Error,
     },
+    /// A URL whose scheme is no database passrate speaks (`mysql://…`): it is not taken for a
+    /// file name either, which would create a SQLite file named after the URL.
+    #[error(
+        "failed to open the store at {location}: unknown database scheme `{scheme}://` \
+         (accepted: postgres://, postgresql://, sqlite:, or a file path)"
+    )]
+    UnsupportedScheme { location: String, scheme: String },
+    /// A reading command found no store where it looked; readers never create one.
+    #[error(
+        "failed to open the store at {location}: there is no passrate store there \
+         (run `passrate run` first to create one)"
+    )]
+    Missing { location: String },
+    /// A reading command found a store older than this passrate; readers never migrate.
+    #[error(
+        "failed to read the store at {location}: it has schema version {found}, older than \
+         the {expected} this passrate reads (run `passrate run` once to migrate it)"
+    )]
+    Outdated {
+        location: String,
+        found: i64,
+        expected: i64,
+    },
+    /// A store on a read-only file system whose write-ahead log still holds commits: reading
+    /// the database file alone would silently miss them.
+    #[error(
+        "failed to open the store at {location} read-only: its write-ahead log {} holds \
+         commits not yet in the database file, and the file system is read-only (open it once \
+         where it is writable, or copy it with its -wal file)",
+        wal.display()
+    )]
+    UnreadableWal { location: String, wal: PathBuf },
     #[error("failed to open the store at {location}")]
     Open {
         location: String,
@@ -88,6 +120,12 @@ pub enum StoreError {
 }
 
 impl StoreError {
+    /// Whether the error is the caller's misuse (a location passrate cannot use), not a
+    /// failure of the store.
+    pub fn is_usage(&self) -> bool {
+        matches!(self, StoreError::UnsupportedScheme { .. })
+    }
+
     pub(crate) fn query(action: impl Into<String>) -> impl FnOnce(sqlx::Error) -> StoreError {
         let action = action.into();
         move |source| StoreError::Query { action, source }

@@ -86,39 +86,215 @@ impl std::fmt::Debug for Store {
 static SQLITE_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
 static POSTGRES_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
 
+/// What a store location names.
+enum Location {
+    Postgres,
+    /// A `sqlite:` URL.
+    SqliteUrl,
+    /// A plain file path.
+    SqliteFile,
+}
+
+/// Classifies `location`; anything with `://` that is not PostgreSQL is refused rather than
+/// taken for a file name (`mysql://h/db` would otherwise become the file `./mysql:/h/db`).
+fn classify(location: &str, redacted: &str) -> Result<Location> {
+    if location.starts_with("postgres://") || location.starts_with("postgresql://") {
+        Ok(Location::Postgres)
+    } else if location.starts_with("sqlite:") {
+        Ok(Location::SqliteUrl)
+    } else if let Some(end) = location.find("://") {
+        Err(StoreError::UnsupportedScheme {
+            location: redacted.to_string(),
+            scheme: location[..end].to_string(),
+        })
+    } else {
+        Ok(Location::SqliteFile)
+    }
+}
+
 impl Store {
     /// Opens (creating if needed) and migrates the store at `location`: a `postgres://` or
     /// `postgresql://` URL, a `sqlite:` URL (`sqlite::memory:` for a private in-memory
     /// database), or a plain file path for SQLite. A missing parent directory is created.
+    /// Any other `scheme://` is [`StoreError::UnsupportedScheme`]. For writers.
     pub async fn open(location: &str) -> Result<Store> {
         let redacted = redact(location);
-        if location.starts_with("postgres://") || location.starts_with("postgresql://") {
-            let options =
-                PgConnectOptions::from_str(location).map_err(|source| StoreError::BadLocation {
-                    location: redacted.clone(),
-                    source,
-                })?;
-            Self::open_postgres(options, redacted).await
-        } else if location.starts_with("sqlite:") {
-            let options = SqliteConnectOptions::from_str(location).map_err(|source| {
-                StoreError::BadLocation {
-                    location: redacted.clone(),
-                    source,
-                }
-            })?;
-            let in_memory = location.contains(":memory:") || location.contains("mode=memory");
-            Self::open_sqlite(options, in_memory, redacted).await
-        } else {
-            let options = SqliteConnectOptions::new().filename(location);
-            Self::open_sqlite(options, false, redacted).await
+        match classify(location, &redacted)? {
+            Location::Postgres => {
+                let options = Self::postgres_options(location, &redacted)?;
+                Self::open_postgres(options, redacted).await
+            }
+            Location::SqliteUrl => {
+                let options = Self::sqlite_options(location, &redacted)?;
+                let in_memory = location.contains(":memory:") || location.contains("mode=memory");
+                Self::open_sqlite(options, in_memory, redacted).await
+            }
+            Location::SqliteFile => {
+                let options = SqliteConnectOptions::new().filename(location);
+                Self::open_sqlite(options, false, redacted).await
+            }
         }
     }
 
-    /// Opens the default SQLite store of a data directory (`DIR/passrate.sqlite3`).
+    /// Opens the default SQLite store of a data directory (`DIR/passrate.sqlite3`), creating
+    /// and migrating it if needed. For writers.
     pub async fn open_data_dir(dir: &Path) -> Result<Store> {
         let path = dir.join(DEFAULT_DATABASE_FILE);
         let options = SqliteConnectOptions::new().filename(&path);
         Self::open_sqlite(options, false, path.display().to_string()).await
+    }
+
+    /// Opens an existing store at `location` (the forms [`Store::open`] takes) for reading:
+    /// nothing is created (no file, no directory) and nothing is migrated. A missing store is
+    /// [`StoreError::Missing`], one older than this passrate [`StoreError::Outdated`]. SQLite
+    /// is opened read-only, so a store on a read-only mount can be read.
+    pub async fn open_existing(location: &str) -> Result<Store> {
+        let redacted = redact(location);
+        match classify(location, &redacted)? {
+            Location::Postgres => {
+                let options = Self::postgres_options(location, &redacted)?
+                    // Belt and braces: a reader's session cannot write even by mistake.
+                    .options([("default_transaction_read_only", "on")]);
+                Self::open_postgres_existing(options, redacted).await
+            }
+            Location::SqliteUrl => {
+                let options = Self::sqlite_options(location, &redacted)?;
+                Self::open_sqlite_existing(options, redacted).await
+            }
+            Location::SqliteFile => {
+                let options = SqliteConnectOptions::new().filename(location);
+                Self::open_sqlite_existing(options, redacted).await
+            }
+        }
+    }
+
+    /// [`Store::open_existing`] for the default store of a data directory.
+    pub async fn open_existing_data_dir(dir: &Path) -> Result<Store> {
+        let path = dir.join(DEFAULT_DATABASE_FILE);
+        let options = SqliteConnectOptions::new().filename(&path);
+        Self::open_sqlite_existing(options, path.display().to_string()).await
+    }
+
+    fn postgres_options(location: &str, redacted: &str) -> Result<PgConnectOptions> {
+        PgConnectOptions::from_str(location).map_err(|source| StoreError::BadLocation {
+            location: redacted.to_string(),
+            source,
+        })
+    }
+
+    fn sqlite_options(location: &str, redacted: &str) -> Result<SqliteConnectOptions> {
+        SqliteConnectOptions::from_str(location).map_err(|source| StoreError::BadLocation {
+            location: redacted.to_string(),
+            source,
+        })
+    }
+
+    async fn open_sqlite_existing(
+        options: SqliteConnectOptions,
+        location: String,
+    ) -> Result<Store> {
+        let path = options.get_filename().to_path_buf();
+        // An in-memory database is always empty: nothing to read.
+        let in_memory = path.as_os_str() == ":memory:";
+        if in_memory || !path.is_file() {
+            return Err(StoreError::Missing { location });
+        }
+        let options = options
+            .read_only(true)
+            .create_if_missing(false)
+            .busy_timeout(Duration::from_secs(30));
+        match Self::read_sqlite(options.clone(), &location).await {
+            Ok(store) => return Ok(store),
+            Err(e @ (StoreError::Missing { .. } | StoreError::Outdated { .. })) => return Err(e),
+            Err(_) => {}
+        }
+        // A WAL database opened read-only still creates its `-shm` file; on a read-only file
+        // system that fails, and only `immutable=1` (no locks, no shared memory) can read it.
+        // It reads the database file alone, so a write-ahead log with commits would be missed.
+        let mut wal = path.into_os_string();
+        wal.push("-wal");
+        let wal = std::path::PathBuf::from(wal);
+        if std::fs::metadata(&wal).is_ok_and(|m| m.len() > 0) {
+            return Err(StoreError::UnreadableWal { location, wal });
+        }
+        Self::read_sqlite(options.immutable(true), &location).await
+    }
+
+    /// Connects a read-only SQLite pool and checks it holds a current store.
+    async fn read_sqlite(options: SqliteConnectOptions, location: &str) -> Result<Store> {
+        let pool = SqlitePoolOptions::new()
+            .max_connections(4)
+            .connect_with(options)
+            .await
+            .map_err(|source| StoreError::Open {
+                location: location.to_string(),
+                source,
+            })?;
+        let store = Store {
+            pool: Pool::Sqlite(pool),
+            location: location.to_string(),
+        };
+        if let Err(e) = store.check_schema(&SQLITE_MIGRATIONS).await {
+            store.close().await;
+            return Err(e);
+        }
+        Ok(store)
+    }
+
+    async fn open_postgres_existing(options: PgConnectOptions, location: String) -> Result<Store> {
+        let pool = PgPoolOptions::new()
+            .max_connections(8)
+            .acquire_timeout(Duration::from_secs(30))
+            .connect_with(options)
+            .await
+            .map_err(|source| StoreError::Open {
+                location: location.clone(),
+                source,
+            })?;
+        let store = Store {
+            pool: Pool::Postgres(pool),
+            location,
+        };
+        if let Err(e) = store.check_schema(&POSTGRES_MIGRATIONS).await {
+            store.close().await;
+            return Err(e);
+        }
+        Ok(store)
+    }
+
+    /// Whether the database holds a passrate store with every migration this passrate knows:
+    /// [`StoreError::Missing`] when it has none, [`StoreError::Outdated`] when some are missing.
+    async fn check_schema(&self, migrator: &sqlx::migrate::Migrator) -> Result<()> {
+        let expected = migrator.iter().map(|m| m.version).max().unwrap_or(0);
+        let applied: Option<i64> = with_pool!(self, pool => {
+            // sqlx's own bookkeeping table: absent, the database was never a passrate store.
+            let sql = "SELECT MAX(version) FROM _sqlx_migrations WHERE success";
+            match sqlx::query_scalar(sql).fetch_one(pool).await {
+                Ok(v) => v,
+                Err(e) if is_missing_table(&e) => {
+                    return Err(StoreError::Missing {
+                        location: self.location.clone(),
+                    });
+                }
+                Err(source) => {
+                    return Err(StoreError::Open {
+                        location: self.location.clone(),
+                        source,
+                    });
+                }
+            }
+        });
+        match applied {
+            None => Err(StoreError::Missing {
+                location: self.location.clone(),
+            }),
+            Some(found) if found < expected => Err(StoreError::Outdated {
+                location: self.location.clone(),
+                found,
+                expected,
+            }),
+            Some(_) => Ok(()),
+        }
     }
 
     async fn open_sqlite(
@@ -224,6 +400,14 @@ impl Store {
     pub async fn close(&self) {
         with_pool!(self, pool => pool.close().await)
     }
+}
+
+/// Whether a query failed because its table does not exist (both backends).
+fn is_missing_table(error: &sqlx::Error) -> bool {
+    error.as_database_error().is_some_and(|e| {
+        // PostgreSQL: undefined_table; SQLite reports it only in the message.
+        e.code().as_deref() == Some("42P01") || e.message().starts_with("no such table")
+    })
 }
 
 /// Current time as RFC 3339 UTC, the format of every `*_at` column.

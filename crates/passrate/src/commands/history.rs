@@ -4,7 +4,8 @@ use std::fmt::Write;
 
 use passrate_schema::exit;
 
-use super::run::{StoreArgs, print_data, runtime};
+use super::run::{print_data, runtime};
+use super::store_args::StoreArgs;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -19,7 +20,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
     runtime()?.block_on(async {
-        let store = args.store.open().await?;
+        let store = args.store.open_existing().await?;
         let history = store.model_history(&args.model).await?;
         store.close().await;
         if history.is_empty() {

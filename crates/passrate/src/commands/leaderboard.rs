@@ -7,7 +7,8 @@ use passrate_engine::{Board, run_score_config};
 use passrate_pool::parse_week;
 use passrate_schema::exit;
 
-use super::run::{StoreArgs, print_data, runtime};
+use super::run::{print_data, runtime};
+use super::store_args::StoreArgs;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -23,7 +24,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
     runtime()?.block_on(async {
-        let store = args.store.open().await?;
+        let store = args.store.open_existing().await?;
         let week = match &args.week {
             Some(w) => parse_week(w)?,
             None => match store.weeks().await?.pop() {

@@ -18,6 +18,7 @@ mod run;
 mod sample;
 mod sandbox;
 mod schema;
+mod store_args;
 
 #[derive(Parser)]
 #[command(
@@ -113,8 +114,12 @@ fn exit_code_for(err: &anyhow::Error) -> i32 {
         {
             return exit::SANDBOX_ERROR;
         }
-        if cause.downcast_ref::<passrate_store::StoreError>().is_some() {
-            return exit::STORE_ERROR;
+        if let Some(e) = cause.downcast_ref::<passrate_store::StoreError>() {
+            return if e.is_usage() {
+                exit::USAGE
+            } else {
+                exit::STORE_ERROR
+            };
         }
         if cause
             .downcast_ref::<passrate_models::ConfigError>()

@@ -19,26 +19,7 @@ use passrate_sandbox::{Sandbox, SandboxConfig};
 use passrate_schema::{Category, RunEvent, exit};
 use passrate_store::Store;
 
-/// Where the store lives.
-#[derive(clap::Args, Debug, Clone)]
-pub struct StoreArgs {
-    /// Database URL: `postgres://…`, `sqlite:…` or a SQLite file path.
-    #[arg(long, env = "PASSRATE_DATABASE", conflicts_with = "data_dir")]
-    pub database: Option<String>,
-    /// Data directory holding `passrate.sqlite3` (default: `./.passrate`).
-    #[arg(long, env = "PASSRATE_DATA_DIR")]
-    pub data_dir: Option<PathBuf>,
-}
-
-impl StoreArgs {
-    pub async fn open(&self) -> anyhow::Result<Store> {
-        Ok(match (&self.database, &self.data_dir) {
-            (Some(url), _) => Store::open(url).await?,
-            (None, Some(dir)) => Store::open_data_dir(dir).await?,
-            (None, None) => Store::open_data_dir(Path::new(".passrate")).await?,
-        })
-    }
-}
+pub use super::store_args::StoreArgs;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
