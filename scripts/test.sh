@@ -11,6 +11,13 @@ pg_env="$(scripts/postgres-test-server.sh)"
 eval "$pg_env"
 : "${PASSRATE_TEST_POSTGRES_URL:?the PostgreSQL test server did not start}"
 
+# Installs LiteLLM's proxy from PyPI into ~/.cache/passrate (once), starts it on loopback and
+# prints `export PASSRATE_TEST_OPENAI_URL=... PASSRATE_TEST_OPENAI_KEY=...
+# PASSRATE_TEST_OPENAI_MODEL=...`; the model clients' real-server tests run against it.
+openai_env="$(scripts/litellm-test-server.sh)"
+eval "$openai_env"
+: "${PASSRATE_TEST_OPENAI_URL:?the LiteLLM test server did not start}"
+
 echo "== format and lints" >&2
 cargo fmt --all --check
 cargo clippy --workspace --all-targets --locked -- -D warnings

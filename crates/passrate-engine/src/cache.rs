@@ -1,18 +1,48 @@
-//! The models' answer cache kept in the store, so a re-run or a resumed run never asks (or
-//! pays) twice for an answer it already has.
+//! The models' answer cache kept in the store, scoped to one run: a resumed run never asks
+//! (or pays) twice for an answer it already has, and a new run — next week's, or this week's
+//! with other settings — asks every API and command model afresh (DESIGN.md principle 10:
+//! the point of a weekly re-run is to see a provider's silent update). A run may name
+//! another run whose answers it reuses (`--reuse-answers-from`); that choice is part of the
+//! run's configuration, so it is recorded and changes the run id.
 
 use passrate_models::{Answer, AnswerCache, BoxFuture, CacheError, CacheKey};
 use passrate_store::Store;
 
-/// [`AnswerCache`] over the store's generic response cache (key → JSON of the [`Answer`]).
+/// [`AnswerCache`] over the store's generic response cache (key → JSON of the [`Answer`]),
+/// with every key prefixed by the run it belongs to.
 #[derive(Clone, Debug)]
 pub struct StoreCache {
     store: Store,
+    run_id: String,
+    reuse_from: Option<String>,
 }
 
 impl StoreCache {
-    pub fn new(store: Store) -> StoreCache {
-        StoreCache { store }
+    /// The cache of run `run_id`, reading (never writing) the answers of `reuse_from` too.
+    pub fn new(store: Store, run_id: impl Into<String>, reuse_from: Option<String>) -> StoreCache {
+        StoreCache {
+            store,
+            run_id: run_id.into(),
+            reuse_from,
+        }
+    }
+
+    fn scoped(run_id: &str, key: &CacheKey) -> String {
+        format!("run/{run_id}/{}", key.as_str())
+    }
+
+    async fn read(&self, run_id: &str, key: &CacheKey) -> Result<Option<Answer>, CacheError> {
+        let Some(json) = self
+            .store
+            .cache_get(&Self::scoped(run_id, key))
+            .await
+            .map_err(|e| failed("read", e))?
+        else {
+            return Ok(None);
+        };
+        serde_json::from_value(json)
+            .map(Some)
+            .map_err(|e| failed("read", e))
     }
 }
 
@@ -26,17 +56,13 @@ fn failed(action: &'static str, e: impl std::error::Error + Send + Sync + 'stati
 impl AnswerCache for StoreCache {
     fn get<'a>(&'a self, key: &'a CacheKey) -> BoxFuture<'a, Result<Option<Answer>, CacheError>> {
         Box::pin(async move {
-            let Some(json) = self
-                .store
-                .cache_get(key.as_str())
-                .await
-                .map_err(|e| failed("read", e))?
-            else {
-                return Ok(None);
-            };
-            serde_json::from_value(json)
-                .map(Some)
-                .map_err(|e| failed("read", e))
+            if let Some(answer) = self.read(&self.run_id, key).await? {
+                return Ok(Some(answer));
+            }
+            match &self.reuse_from {
+                Some(other) => self.read(other, key).await,
+                None => Ok(None),
+            }
         })
     }
 
@@ -49,7 +75,7 @@ impl AnswerCache for StoreCache {
         Box::pin(async move {
             let json = serde_json::to_value(answer).map_err(|e| failed("write", e))?;
             self.store
-                .cache_replace(key.as_str(), &json)
+                .cache_replace(&Self::scoped(&self.run_id, key), &json)
                 .await
                 .map_err(|e| failed("write", e))
         })

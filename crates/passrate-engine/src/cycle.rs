@@ -25,7 +25,7 @@ use passrate_pool::{Pool, SampleConfig};
 use passrate_runner::Runner;
 use passrate_schema::{
     LimitsUsed, Manifest, ManifestItem, Provenance, RECORD_FORMAT_VERSION, Reason, RunEvent,
-    ScoreRecord,
+    ScoreRecord, TaskOutcome,
 };
 use passrate_score::{InfraPolicy, ScoreConfig, Scorer};
 use passrate_store::{Store, StoredRecord, UnitResult};
@@ -34,6 +34,7 @@ use serde_json::json;
 use tokio::sync::Semaphore;
 
 use crate::cache::StoreCache;
+use crate::drift::{self, DriftOptions, WeekSide};
 use crate::error::EngineError;
 use crate::judge::{GRADED_CATEGORIES, RetryPolicy, is_graded, judge, ms, unexecuted_verdict};
 use crate::source::AnswerSource;
@@ -42,7 +43,7 @@ use crate::source::AnswerSource;
 pub type EventSink = Arc<dyn Fn(&RunEvent) + Send + Sync>;
 
 /// Version of the run configuration document (part of the run id).
-pub const RUN_CONFIG_VERSION: u32 = 1;
+pub const RUN_CONFIG_VERSION: u32 = 2;
 
 /// The scoring configuration of a run: the defaults, with infrastructure outcomes excluded
 /// from the denominator (they were retried already) instead of refused.
@@ -67,6 +68,12 @@ pub struct CycleOptions {
     /// Units in flight at once (across models); execution is bounded separately by the
     /// sandbox's slots.
     pub units_in_flight: usize,
+    /// A run whose cached answers this run may reuse (recorded in the run's configuration);
+    /// `None`: every API and command model is asked afresh.
+    pub reuse_answers_from: Option<String>,
+    /// One request per API model before the run; a failure stops the run.
+    pub preflight: bool,
+    pub drift: DriftOptions,
 }
 
 impl CycleOptions {
@@ -78,6 +85,9 @@ impl CycleOptions {
             retry: RetryPolicy::default(),
             score: run_score_config(),
             units_in_flight: 32,
+            reuse_answers_from: None,
+            preflight: true,
+            drift: DriftOptions::default(),
         }
     }
 }
@@ -123,7 +133,29 @@ pub struct CycleReport {
     pub appended_records: u32,
     /// Each model's record (appended now or found), in source order.
     pub records: Vec<StoredRecord>,
+    /// Models that got no record: no scored task, or units that ended in `api_error`.
+    pub unscored: Vec<UnscoredModel>,
     pub timings: Timings,
+}
+
+impl CycleReport {
+    /// Some model ended with units in `api_error`: the run is not complete (exit 7); the same
+    /// command retries those units.
+    pub fn has_api_errors(&self) -> bool {
+        self.unscored.iter().any(|m| m.api_errors > 0)
+    }
+}
+
+/// A model the run could not score.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct UnscoredModel {
+    pub model: String,
+    /// Units whose latest attempt ended in a model API error.
+    pub api_errors: u32,
+    /// Units whose latest attempt ended in a sandbox error.
+    pub sandbox_errors: u32,
+    /// The first infrastructure error's detail, as recorded.
+    pub first_error: Option<String>,
 }
 
 /// Everything a cycle needs. The pool and runner are shared with blocking worker threads.
@@ -177,11 +209,12 @@ pub fn runtime_versions(runner: &Runner) -> BTreeMap<String, String> {
 /// The run's configuration document: everything that decides its results.
 pub fn run_config(
     manifest: &Manifest,
-    sample: &SampleConfig,
+    options: &CycleOptions,
     sources: &[Arc<AnswerSource>],
     limits: &LimitsUsed,
-    score: &ScoreConfig,
 ) -> serde_json::Value {
+    let sample = &options.sample;
+    let score = &options.score;
     let tiers: BTreeMap<String, u32> = sample
         .tier_shares
         .iter()
@@ -203,6 +236,8 @@ pub fn run_config(
         "extractor_version": passrate_extract::EXTRACTOR_VERSION,
         "graded_categories": GRADED_CATEGORIES.iter().map(|c| c.as_str()).collect::<Vec<_>>(),
         "grader_version": passrate_grade::GRADER_VERSION,
+        "reuse_answers_from": options.reuse_answers_from,
+        "drift": options.drift,
     })
 }
 
@@ -253,18 +288,7 @@ impl Cycle {
                 }
             })?;
         timings.sample_ms = ms(started.elapsed());
-        for item in &manifest.items {
-            if !is_graded(item.category) {
-                return Err(EngineError::Ungraded {
-                    task: item.task.clone(),
-                    category: item.category,
-                    graded: GRADED_CATEGORIES
-                        .iter()
-                        .map(|c| c.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                });
-            }
+        for item in manifest.items.iter().chain(&manifest.panel) {
             if self.pool.get(&item.task).is_none() {
                 return Err(EngineError::UnknownTask {
                     task: item.task.clone(),
@@ -277,19 +301,23 @@ impl Cycle {
                 return Err(EngineError::DuplicateModel(source.id().to_string()));
             }
         }
+        if self.options.preflight {
+            self.preflight(&sink).await?;
+        }
+        if let Some(other) = &self.options.reuse_answers_from
+            && self.store.run(other).await?.is_none()
+        {
+            return Err(EngineError::UnknownRun(other.clone()));
+        }
 
         let phase = Instant::now();
         let limits = limits_used(&self.runner);
-        let config = run_config(
-            &manifest,
-            &self.options.sample,
-            &self.sources,
-            &limits,
-            &self.options.score,
-        );
+        let config = run_config(&manifest, &self.options, &self.sources, &limits);
         let run_id = run_id(&manifest.week, &config);
         let created = self.store.create_run(&run_id, &manifest, &config).await?;
         let run = created.value;
+        // Units with a result; a unit whose attempts so far ended in infrastructure faults
+        // has none and is done again.
         let done: HashMap<(String, String, u32), Reason> = self
             .store
             .completed_units(&run_id)
@@ -298,20 +326,23 @@ impl Cycle {
             .map(|u| ((u.model, u.task, u.sample_index), u.reason))
             .collect();
         timings.create_run_ms = ms(phase.elapsed());
+        for source in &self.sources {
+            source.report_to(sink.clone(), &run_id);
+        }
         sink(&RunEvent::RunStarted {
             run_id: run_id.clone(),
             week: manifest.week.clone(),
             seed: manifest.seed.clone(),
             pool_version: manifest.pool_version.clone(),
             models: self.sources.iter().map(|s| s.id().to_string()).collect(),
-            tasks: manifest.items.len(),
+            tasks: manifest.items.len() + manifest.panel.len(),
         });
 
         // Interleave models (item-major) so every model progresses from the start and a
-        // slow API does not hold the sandbox idle.
+        // slow API does not hold the sandbox idle. The drift panel is asked beside the sample.
         let mut pending = Vec::new();
         let mut stored_units = 0u64;
-        for item in &manifest.items {
+        for item in manifest.items.iter().chain(&manifest.panel) {
             for source in &self.sources {
                 for sample_index in 0..source.samples() {
                     let key = (source.id().to_string(), item.task.clone(), sample_index);
@@ -340,7 +371,11 @@ impl Cycle {
         let phase = Instant::now();
         let shared = Arc::new(Shared {
             store: self.store.clone(),
-            cache: StoreCache::new(self.store.clone()),
+            cache: StoreCache::new(
+                self.store.clone(),
+                run_id.clone(),
+                self.options.reuse_answers_from.clone(),
+            ),
             runner: self.runner.clone(),
             pool: self.pool.clone(),
             run_id: run_id.clone(),
@@ -370,31 +405,83 @@ impl Cycle {
             limits,
             runtime_versions: runtime_versions(&self.runner),
         };
-        let mut scorer =
-            Scorer::new(self.options.score.clone()).map_err(|source| EngineError::Score {
-                model: String::new(),
-                source,
-            })?;
+        let mut scorer = Scorer::new(self.options.score.clone()).map_err(EngineError::score(""))?;
+        let in_sample: HashSet<&str> = manifest.items.iter().map(|i| i.task.as_str()).collect();
         let mut records = Vec::with_capacity(self.sources.len());
+        let mut unscored = Vec::new();
         let mut appended_records = 0;
         for source in &self.sources {
             let model = source.id();
             let phase = Instant::now();
-            let outcomes = self.store.task_outcomes(&run_id, model).await?;
-            let expected = manifest.items.len() * source.samples() as usize;
-            if outcomes.len() != expected {
+            let all_outcomes = self.store.task_outcomes(&run_id, model).await?;
+            let expected =
+                (manifest.items.len() + manifest.panel.len()) * source.samples() as usize;
+            if all_outcomes.len() != expected {
                 return Err(EngineError::Incomplete {
                     model: model.to_string(),
-                    stored: outcomes.len(),
+                    stored: all_outcomes.len(),
                     expected,
                 });
             }
+            // The leaderboard scores the sample; the panel serves drift only.
+            let outcomes: Vec<TaskOutcome> = all_outcomes
+                .iter()
+                .filter(|o| in_sample.contains(o.task.as_str()))
+                .cloned()
+                .collect();
             let (_, score) = scorer
                 .score_outcomes(&manifest.seed, model, &outcomes)
-                .map_err(|source| EngineError::Score {
+                .map_err(EngineError::score(model))?;
+            let api_errors = count(&all_outcomes, Reason::ApiError);
+            if score.scored_tasks == 0 || api_errors > 0 {
+                let faults = self.store.unit_faults(&run_id, model).await?;
+                let missing = UnscoredModel {
                     model: model.to_string(),
-                    source,
-                })?;
+                    api_errors,
+                    sandbox_errors: count(&all_outcomes, Reason::SandboxError),
+                    first_error: faults
+                        .first()
+                        .and_then(|f| f.verdict.detail.clone())
+                        .or_else(|| faults.first().map(|f| f.verdict.reason.to_string())),
+                };
+                sink(&RunEvent::ModelUnscored {
+                    run_id: run_id.clone(),
+                    model: missing.model.clone(),
+                    api_errors: missing.api_errors,
+                    sandbox_errors: missing.sandbox_errors,
+                    first_error: missing.first_error.clone(),
+                });
+                unscored.push(missing);
+                continue;
+            }
+            let answered: Vec<TaskOutcome> = outcomes
+                .iter()
+                .filter(|o| o.reason != Reason::NoAnswer)
+                .cloned()
+                .collect();
+            let answered = if answered.len() == outcomes.len() {
+                score.overall
+            } else {
+                scorer
+                    .score_outcomes(&manifest.seed, &format!("{model}/answered"), &answered)
+                    .map_err(EngineError::score(model))?
+                    .1
+                    .overall
+            };
+            let units = self.store.unit_results(&run_id, model).await?;
+            let current = WeekSide {
+                manifest: &manifest,
+                outcomes: &all_outcomes,
+                units: &units,
+            };
+            let drift = drift::against_previous_week(
+                &self.store,
+                model,
+                &manifest.week,
+                &current,
+                &self.options.drift,
+            )
+            .await?;
             timings.scoring_ms += ms(phase.elapsed());
             let phase = Instant::now();
             let record = ScoreRecord {
@@ -416,6 +503,10 @@ impl Cycle {
                 reasons: score.reasons,
                 pass_at_k: score.pass_at_k,
                 provenance: provenance.clone(),
+                answered: Some(answered),
+                families: score.scored_families,
+                drift,
+                rotation: manifest.rotation.clone(),
             };
             let stored = self.store.append_score_record_for_run(&record).await?;
             timings.records_ms += ms(phase.elapsed());
@@ -429,7 +520,10 @@ impl Cycle {
             });
             records.push(stored.value);
         }
-        self.store.finish_run(&run_id).await?;
+        // A run with a model left unscored for API errors is resumed, not finished.
+        if !unscored.iter().any(|m| m.api_errors > 0) {
+            self.store.finish_run(&run_id).await?;
+        }
         timings.total_ms = ms(started.elapsed());
         sink(&RunEvent::RunFinished {
             run_id: run_id.clone(),
@@ -443,9 +537,31 @@ impl Cycle {
             stored_units,
             appended_records,
             records,
+            unscored,
             timings,
         })
     }
+
+    /// Checks every API model with one request before anything is recorded; the first
+    /// failure stops the run with the provider's message.
+    async fn preflight(&self, sink: &EventSink) -> Result<(), EngineError> {
+        for source in &self.sources {
+            match source.preflight().await {
+                None => {}
+                Some(Ok(passed)) => sink(&RunEvent::PreflightPassed {
+                    model: source.id().to_string(),
+                    checked: passed.checked.to_string(),
+                    latency_ms: passed.latency_ms,
+                }),
+                Some(Err(source)) => return Err(EngineError::Preflight(Box::new(source))),
+            }
+        }
+        Ok(())
+    }
+}
+
+fn count(outcomes: &[TaskOutcome], reason: Reason) -> u32 {
+    outcomes.iter().filter(|o| o.reason == reason).count() as u32
 }
 
 /// Busy time is summed in microseconds: most units take well under a millisecond to

@@ -2,7 +2,7 @@
 //! infrastructure's (sandbox, model API) are not errors here: they are retried and then
 //! recorded as `sandbox_error` / `api_error` outcomes.
 
-use passrate_schema::{Category, Language};
+use passrate_schema::Language;
 
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
@@ -11,15 +11,6 @@ pub enum EngineError {
         week: String,
         #[source]
         source: passrate_pool::SampleError,
-    },
-    #[error(
-        "task {task} is in category {category}, which has no grader yet (graded: {graded}); \
-         leave it out of the sample shares"
-    )]
-    Ungraded {
-        task: String,
-        category: Category,
-        graded: String,
     },
     #[error("the manifest names task {task}, which the pool does not have")]
     UnknownTask { task: String },
@@ -44,7 +35,7 @@ pub enum EngineError {
     Score {
         model: String,
         #[source]
-        source: passrate_score::ScoreError,
+        source: Box<passrate_score::ScoreError>,
     },
     #[error("model {model}: {stored} unit results stored, {expected} expected after the run")]
     Incomplete {
@@ -54,4 +45,19 @@ pub enum EngineError {
     },
     #[error("a worker thread failed: {0}")]
     Worker(String),
+    /// A model's pre-flight request failed: nothing was recorded.
+    #[error("the pre-flight check of a model failed; nothing was run")]
+    Preflight(#[source] Box<passrate_models::ModelError>),
+    #[error("no run {0} in the store to reuse answers from")]
+    UnknownRun(String),
+}
+
+impl EngineError {
+    /// `map_err` adapter: a scoring error of `model`.
+    pub fn score(model: &str) -> impl FnOnce(passrate_score::ScoreError) -> EngineError + '_ {
+        move |source| EngineError::Score {
+            model: model.to_string(),
+            source: Box::new(source),
+        }
+    }
 }

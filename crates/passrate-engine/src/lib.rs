@@ -13,16 +13,18 @@
 pub mod board;
 pub mod cache;
 pub mod cycle;
+pub mod drift;
 pub mod error;
 pub mod judge;
 pub mod source;
 
-pub use board::{Board, BoardRow, leaderboard};
+pub use board::{Board, BoardRow, Section, leaderboard};
 pub use cache::StoreCache;
 pub use cycle::{
-    Cycle, CycleOptions, CycleReport, EventSink, Timings, graded_sample_config, run_config, run_id,
-    run_score_config,
+    Cycle, CycleOptions, CycleReport, EventSink, Timings, UnscoredModel, graded_sample_config,
+    run_config, run_id, run_score_config,
 };
+pub use drift::DriftOptions;
 pub use error::EngineError;
 pub use judge::{GRADED_CATEGORIES, RetryPolicy, is_graded};
 pub use source::{AnswerSource, KNOWN_BUGGY_MODEL, REFERENCE_MODEL, SourceAnswer};

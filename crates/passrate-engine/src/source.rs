@@ -8,11 +8,17 @@
 //!   a test suite, it answers a well-formed suite that asserts nothing (it passes on the
 //!   faulty variants too, so the grader must fail it for missing them).
 
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use passrate_models::{AnswerCache, CacheMode, Model, ModelError, Origin, Outcome};
-use passrate_schema::{Language, Task};
+use passrate_models::{
+    AdapterKind, AnswerCache, AttemptFailure, CacheMode, Model, ModelError, Origin, Outcome,
+    Preflight,
+};
+use passrate_schema::{Language, RunEvent, Task};
 use serde_json::json;
+
+use crate::cycle::EventSink;
 
 /// Leaderboard id of the reference-solution model.
 pub const REFERENCE_MODEL: &str = "reference";
@@ -25,10 +31,15 @@ enum Kind {
     KnownBuggy,
 }
 
+/// Where a model's failed API attempts are reported: set by the cycle once it knows its run
+/// id, read by the model's attempt observer.
+type Relay = Arc<Mutex<Option<(EventSink, String)>>>;
+
 /// One model of a run.
 pub struct AnswerSource {
     id: String,
     kind: Kind,
+    relay: Relay,
 }
 
 impl std::fmt::Debug for AnswerSource {
@@ -54,10 +65,30 @@ pub struct SourceAnswer {
 }
 
 impl AnswerSource {
-    pub fn model(model: Model) -> AnswerSource {
+    /// A configured model. Its failed API attempts become [`RunEvent::ApiRetry`] events of
+    /// the run it answers for.
+    pub fn model(mut model: Model) -> AnswerSource {
+        let relay: Relay = Arc::new(Mutex::new(None));
+        let to_events = relay.clone();
+        model.set_observer(Arc::new(move |failure: &AttemptFailure| {
+            let target = to_events.lock().unwrap_or_else(|e| e.into_inner()).clone();
+            if let Some((sink, run_id)) = target {
+                sink(&RunEvent::ApiRetry {
+                    run_id,
+                    model: failure.model.clone(),
+                    task: failure.task.clone(),
+                    language: failure.language,
+                    sample_index: failure.sample_index,
+                    attempt: failure.attempt,
+                    error: failure.error.clone(),
+                    will_retry: failure.will_retry,
+                });
+            }
+        }));
         AnswerSource {
             id: model.id().to_string(),
             kind: Kind::Model(Box::new(model)),
+            relay,
         }
     }
 
@@ -65,6 +96,7 @@ impl AnswerSource {
         AnswerSource {
             id: REFERENCE_MODEL.to_string(),
             kind: Kind::Reference,
+            relay: Relay::default(),
         }
     }
 
@@ -72,6 +104,29 @@ impl AnswerSource {
         AnswerSource {
             id: KNOWN_BUGGY_MODEL.to_string(),
             kind: Kind::KnownBuggy,
+            relay: Relay::default(),
+        }
+    }
+
+    /// The pool's controls (`reference`, `known-buggy`) are shown apart and never ranked.
+    pub fn is_control(&self) -> bool {
+        matches!(self.kind, Kind::Reference | Kind::KnownBuggy)
+    }
+
+    /// Sends this model's API retry events to `sink` as events of run `run_id`.
+    pub fn report_to(&self, sink: EventSink, run_id: &str) {
+        *self.relay.lock().unwrap_or_else(|e| e.into_inner()) = Some((sink, run_id.to_string()));
+    }
+
+    /// One request per API model before a run (authentication, model name), so a wrong key
+    /// or an unknown model stops the run before any unit is recorded; `None` for sources with
+    /// nothing to check.
+    pub async fn preflight(&self) -> Option<Result<Preflight, ModelError>> {
+        match &self.kind {
+            // A replay's file was read when the model was built: nothing is left to check.
+            Kind::Model(model) if model.config().adapter.kind() == AdapterKind::Replay => None,
+            Kind::Model(model) => Some(model.preflight().await),
+            Kind::Reference | Kind::KnownBuggy => None,
         }
     }
 

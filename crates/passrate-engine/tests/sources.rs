@@ -119,12 +119,12 @@ fn answer(text: &str) -> Answer {
 }
 
 #[tokio::test]
-async fn the_store_cache_keeps_and_replaces_answers() {
+async fn the_store_cache_keeps_and_replaces_answers_within_its_run_only() {
     let dir = tempfile::tempdir().unwrap();
     let store = passrate_store::Store::open_data_dir(dir.path())
         .await
         .unwrap();
-    let cache = StoreCache::new(store.clone());
+    let cache = StoreCache::new(store.clone(), "2026-W51-aaa", None);
     let key = CacheKey::from_hex("ab".repeat(32));
     assert_eq!(cache.get(&key).await.unwrap(), None);
     cache.put(&key, &answer("first")).await.unwrap();
@@ -137,6 +137,16 @@ async fn the_store_cache_keeps_and_replaces_answers() {
     let store = passrate_store::Store::open_data_dir(dir.path())
         .await
         .unwrap();
-    let cache = StoreCache::new(store);
+    let cache = StoreCache::new(store.clone(), "2026-W51-aaa", None);
+    assert_eq!(cache.get(&key).await.unwrap(), Some(answer("second")));
+
+    // Another run (next week's) does not see it: every run asks afresh ...
+    let next_week = StoreCache::new(store.clone(), "2026-W52-bbb", None);
+    assert_eq!(next_week.get(&key).await.unwrap(), None);
+    // ... unless it names the run whose answers it reuses; it reads them, writes its own.
+    let reusing = StoreCache::new(store.clone(), "2026-W52-ccc", Some("2026-W51-aaa".into()));
+    assert_eq!(reusing.get(&key).await.unwrap(), Some(answer("second")));
+    reusing.put(&key, &answer("third")).await.unwrap();
+    assert_eq!(reusing.get(&key).await.unwrap(), Some(answer("third")));
     assert_eq!(cache.get(&key).await.unwrap(), Some(answer("second")));
 }

@@ -365,7 +365,9 @@ fn record_from_row(row: RecordRow) -> Result<StoredRecord> {
     // One arm per format this passrate reads; an older format is upgraded here when the
     // current one moves on.
     let record: ScoreRecord = match format_version {
-        1 => from_json(&row.record_json, &what)?,
+        // Version 2 added optional fields (the score on answered tasks, families, drift,
+        // rotation) that a version 1 record reads as absent.
+        1 | 2 => from_json(&row.record_json, &what)?,
         other => {
             return Err(StoreError::Corrupt {
                 what,

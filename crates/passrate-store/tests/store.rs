@@ -16,6 +16,7 @@ on_both_backends!(
     concurrent_appends_get_distinct_versions,
     append_for_run_is_idempotent,
     unit_insert_is_idempotent,
+    infrastructure_faults_are_logged_and_the_unit_stays_to_do,
     resume_lists_completed_units_after_reopen,
     runs_are_created_once_and_conflicts_refused,
     cache_get_put_and_replace,
@@ -252,6 +253,84 @@ async fn unit_insert_is_idempotent(t: &Target) -> anyhow::Result<()> {
     Ok(())
 }
 
+async fn infrastructure_faults_are_logged_and_the_unit_stays_to_do(
+    t: &Target,
+) -> anyhow::Result<()> {
+    let store = t.open().await?;
+    store
+        .create_run(
+            "run-1",
+            &manifest("2026-W48", &["t1", "t2"]),
+            &serde_json::json!({}),
+        )
+        .await?;
+    store
+        .insert_unit_result(&unit("run-1", "m", "t1", 0, Reason::Pass))
+        .await?;
+    // A fault is logged, is not a result (a resumed run does the unit again), and stands in
+    // for the unit among the outcomes until a result comes.
+    ensure!(
+        store
+            .insert_unit_result(&unit("run-1", "m", "t2", 0, Reason::ApiError))
+            .await?
+    );
+    ensure!(
+        store
+            .insert_unit_result(&unit("run-1", "m", "t2", 0, Reason::SandboxError))
+            .await?
+    );
+    ensure!(t.raw.count("unit_results").await? == 1);
+    ensure!(t.raw.count("unit_faults").await? == 2);
+    let done = store.completed_units("run-1").await?;
+    ensure!(done.len() == 1 && done[0].task == "t1", "{done:?}");
+    let reasons = |outcomes: Vec<passrate_schema::TaskOutcome>| -> Vec<(String, Reason)> {
+        outcomes.into_iter().map(|o| (o.task, o.reason)).collect()
+    };
+    let latest = reasons(store.task_outcomes("run-1", "m").await?);
+    ensure!(
+        latest
+            == [
+                ("t1".into(), Reason::Pass),
+                ("t2".into(), Reason::SandboxError)
+            ],
+        "the latest fault stands in: {latest:?}"
+    );
+    let faults = store.unit_faults("run-1", "m").await?;
+    ensure!(faults.len() == 2 && faults[0].verdict.reason == Reason::ApiError);
+
+    // The retry succeeds: the result replaces the fault among the outcomes; the log stays.
+    ensure!(
+        store
+            .insert_unit_result(&unit("run-1", "m", "t2", 0, Reason::WrongAnswer))
+            .await?
+    );
+    let after = reasons(store.task_outcomes("run-1", "m").await?);
+    ensure!(
+        after
+            == [
+                ("t1".into(), Reason::Pass),
+                ("t2".into(), Reason::WrongAnswer)
+            ],
+        "{after:?}"
+    );
+    // A fault of a decided unit is not logged.
+    ensure!(
+        !store
+            .insert_unit_result(&unit("run-1", "m", "t2", 0, Reason::ApiError))
+            .await?
+    );
+    ensure!(t.raw.count("unit_faults").await? == 2);
+    // Outcomes carry the family the run's manifest gives each task.
+    let outcomes = store.task_outcomes("run-1", "m").await?;
+    ensure!(
+        outcomes
+            .iter()
+            .all(|o| o.family == format!("fam/{}", o.task)),
+        "{outcomes:?}"
+    );
+    Ok(())
+}
+
 async fn resume_lists_completed_units_after_reopen(t: &Target) -> anyhow::Result<()> {
     let tasks = ["t1", "t2", "t3"];
     let manifest = manifest("2026-W48", &tasks);
@@ -308,7 +387,12 @@ async fn resume_lists_completed_units_after_reopen(t: &Target) -> anyhow::Result
         ("t3", Reason::NoAnswer),
     ]
     .into_iter()
-    .map(|(task, reason)| unit("run-1", "a", task, 0, reason).outcome())
+    .map(|(task, reason)| {
+        // The family comes from the run's manifest.
+        let mut outcome = unit("run-1", "a", task, 0, reason).outcome();
+        outcome.family = format!("fam/{task}");
+        outcome
+    })
     .collect();
     ensure!(outcomes == expected, "outcomes {outcomes:?}");
     ensure!(store.completed_units("run-2").await?.is_empty());
@@ -583,6 +667,14 @@ async fn older_format_fixture_reads_and_newer_format_is_refused(t: &Target) -> a
     correction.format_version = passrate_schema::RECORD_FORMAT_VERSION;
     let next = store.append_score_record(&correction).await?;
     ensure!(next.record.record_version == 2);
+    // Format 2's additions read as absent from a format 1 record, and round-trip once set.
+    ensure!(read.record.drift.is_none() && read.record.answered.is_none());
+    ensure!(read.record.families == 0 && read.record.rotation.is_none());
+    let mut with_answered = next.record.clone();
+    with_answered.answered = Some(read.record.overall);
+    with_answered.families = 250;
+    let third = store.append_score_record(&with_answered).await?;
+    ensure!(third.record.answered == Some(read.record.overall) && third.record.families == 250);
 
     let newer = v1
         .replace("\"format_version\": 1", "\"format_version\": 99")
@@ -602,7 +694,7 @@ async fn older_format_fixture_reads_and_newer_format_is_refused(t: &Target) -> a
         "unclear message: {message}"
     );
     // Other records stay readable.
-    ensure!(store.model_history("replay-gpt-4").await?.len() == 2);
+    ensure!(store.model_history("replay-gpt-4").await?.len() == 3);
     Ok(())
 }
 
@@ -617,7 +709,7 @@ async fn bad_records_are_refused_and_store_unchanged(t: &Target) -> anyhow::Resu
     let mut bad_week = record("m", "2026-W48", "r", 200);
     bad_week.week = "48".to_string();
     let mut future = record("m", "2026-W48", "r", 200);
-    future.format_version = 2;
+    future.format_version = passrate_schema::RECORD_FORMAT_VERSION + 1;
     let mut no_model = record("m", "2026-W48", "r", 200);
     no_model.model = " ".to_string();
     for bad in [nan, bad_week, future, no_model] {

@@ -228,7 +228,7 @@ pub fn manifest(week: &str, tasks: &[&str]) -> Manifest {
                 language: Language::Python,
                 category: Category::BugFixing,
                 tier: Tier::Two,
-                family: String::new(),
+                family: format!("fam/{task}"),
             })
             .collect(),
         panel: Vec::new(),

@@ -67,6 +67,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         size: args.size,
         shares: args.shares,
         refresh: false,
+        reuse_answers_from: None,
         json: false,
         timings: false,
     };

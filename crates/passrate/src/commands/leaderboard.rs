@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use passrate_engine::{Board, run_score_config};
+use passrate_engine::{Board, BoardRow, run_score_config};
 use passrate_pool::parse_week;
 use passrate_schema::exit;
 
@@ -42,7 +42,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         store.close().await;
         if args.json {
             print_data(&format!("{}\n", serde_json::to_string(&board)?))?;
-        } else if board.rows.is_empty() {
+        } else if board.is_empty() {
             eprintln!("no score records for week {week}");
         } else {
             print_data(&render(&board))?;
@@ -65,111 +65,220 @@ fn points(x: f64) -> String {
     }
 }
 
-/// The leaderboard as a text table. Scores in percent; "vs next" compares a model with the
-/// one below it on their shared tasks (paired bootstrap difference in points) and says
-/// `tied` when the leaderboard cannot order them by what it shows.
+fn interval(e: &passrate_schema::Estimate) -> String {
+    format!("[{}, {}]", pct(e.ci_low), pct(e.ci_high))
+}
+
+/// "ahead (+5.3 [+1.5, +8.8] on 400 shared)": the paired comparison with the next row.
+fn versus(row: &BoardRow) -> String {
+    let Some(c) = &row.vs_next else {
+        return String::new();
+    };
+    let diff = c
+        .difference
+        .map(|d| {
+            format!(
+                " ({} [{}, {}] on {} shared)",
+                points(d.point),
+                points(d.low),
+                points(d.high),
+                c.shared_tasks
+            )
+        })
+        .unwrap_or_else(|| " (no shared tasks)".to_string());
+    let verdict = if c.tied {
+        "tied"
+    } else if c.significant {
+        "ahead"
+    } else {
+        "ahead, not significant"
+    };
+    format!("{verdict}{diff}")
+}
+
+fn tasks(row: &BoardRow) -> String {
+    if row.unscored_tasks > 0 {
+        format!("{}+{}u", row.shown.total, row.unscored_tasks)
+    } else {
+        row.shown.total.to_string()
+    }
+}
+
+/// The leaderboard as text, in its three sections. Scores in percent with their 95%
+/// intervals. Ranked models carry their rank interval and tie group (models whose rank
+/// intervals overlap share a group); "vs next" compares a model with the one below it in its
+/// section on the tasks both scored (paired bootstrap difference in points) and says `tied`
+/// when the board cannot order them by what it shows.
 pub fn render(board: &Board) -> String {
     let width = board
-        .rows
-        .iter()
+        .rows()
         .map(|r| r.record.model.len())
         .max()
         .unwrap_or(5)
         .max(5);
     let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "{:>4}  {:<width$}  {:>6}  {:>14}  {:>10}  {:>8}  {:>7}  vs next",
-        "rank", "model", "score", "95% CI", "compliance", "coverage", "tasks"
+    let line = |s: &mut String, text: String| {
+        let _ = writeln!(s, "{}", text.trim_end());
+    };
+
+    line(
+        &mut s,
+        "ranked: models that answered the whole sample".to_string(),
     );
-    for row in &board.rows {
-        let r = &row.record;
-        let o = &r.overall;
-        let vs = match &row.vs_next {
-            None => String::new(),
-            Some(c) => {
-                let diff = c
-                    .difference
-                    .map(|d| {
-                        format!(
-                            " ({} [{}, {}] on {} shared)",
-                            points(d.point),
-                            points(d.low),
-                            points(d.high),
-                            c.shared_tasks
-                        )
-                    })
-                    .unwrap_or_else(|| " (no shared tasks)".to_string());
-                let verdict = if c.tied {
-                    "tied"
-                } else if c.significant {
-                    "ahead"
-                } else {
-                    "ahead, not significant"
-                };
-                format!("{verdict}{diff}")
-            }
-        };
-        let tasks = if row.unscored_tasks > 0 {
-            format!("{}+{}u", o.total, row.unscored_tasks)
-        } else {
-            o.total.to_string()
-        };
-        let line = format!(
-            "{:>4}  {:<width$}  {:>6}  {:>14}  {:>10}  {:>8}  {:>7}  {}",
-            row.rank,
-            r.model,
-            pct(o.score),
-            format!("[{}, {}]", pct(o.ci_low), pct(o.ci_high)),
-            pct(r.compliance_rate),
-            pct(r.coverage),
-            tasks,
-            vs
+    if board.ranked.is_empty() {
+        line(&mut s, "  (none this week)".to_string());
+    } else {
+        line(
+            &mut s,
+            format!(
+                "{:>4}  {:>7}  {:>5}  {:<width$}  {:>6}  {:>14}  {:>10}  {:>7}  vs next",
+                "rank", "rank CI", "group", "model", "score", "95% CI", "compliance", "tasks"
+            ),
         );
-        let _ = writeln!(s, "{}", line.trim_end());
-    }
-    let infra: Vec<String> = board
-        .rows
-        .iter()
-        .filter_map(|row| {
-            let n: u32 = row
-                .record
-                .reasons
-                .iter()
-                .filter(|(reason, _)| reason.is_infrastructure())
-                .map(|(_, n)| n)
-                .sum();
-            (n > 0).then(|| format!("{} {n}", row.record.model))
-        })
-        .collect();
-    for row in &board.rows {
-        if let Some(d) = row.drift.as_ref().filter(|d| d.suspected_update) {
-            let _ = writeln!(
-                s,
-                "drift: {} changed since last week on {} shared tasks ({} → {}, McNemar p = {:.3}): suspected silent update",
-                row.record.model,
-                d.shared_tasks,
-                pct(d.last_week_score),
-                pct(d.this_week_score),
-                d.p_value
+        for row in &board.ranked {
+            let r = &row.record;
+            line(
+                &mut s,
+                format!(
+                    "{:>4}  {:>7}  {:>5}  {:<width$}  {:>6}  {:>14}  {:>10}  {:>7}  {}",
+                    row.rank.unwrap_or(0),
+                    format!(
+                        "{}-{}",
+                        row.rank_low.unwrap_or(0),
+                        row.rank_high.unwrap_or(0)
+                    ),
+                    row.tie_group.unwrap_or(0),
+                    r.model,
+                    pct(row.shown.score),
+                    interval(&row.shown),
+                    pct(r.compliance_rate),
+                    tasks(row),
+                    versus(row)
+                ),
             );
         }
     }
-    if let Some(first) = board.rows.first() {
+
+    if !board.partial.is_empty() {
+        line(&mut s, String::new());
+        line(
+            &mut s,
+            "partial coverage: scored on the tasks each answered, compared only on tasks both \
+             answered"
+                .to_string(),
+        );
+        line(
+            &mut s,
+            format!(
+                "{:<width$}  {:>6}  {:>14}  {:>9}  {:>10}  {:>8}  vs next",
+                "model", "score", "95% CI", "answered", "compliance", "coverage"
+            ),
+        );
+        for row in &board.partial {
+            let r = &row.record;
+            line(
+                &mut s,
+                format!(
+                    "{:<width$}  {:>6}  {:>14}  {:>9}  {:>10}  {:>8}  {}",
+                    r.model,
+                    pct(row.shown.score),
+                    interval(&row.shown),
+                    format!("{}/{}", row.shown.total, r.overall.total),
+                    pct(r.compliance_rate),
+                    pct(r.coverage),
+                    versus(row)
+                ),
+            );
+        }
+    }
+
+    if !board.controls.is_empty() {
+        line(&mut s, String::new());
+        line(
+            &mut s,
+            "controls: built from the pool, never ranked (reference must pass all, known-buggy \
+             none)"
+                .to_string(),
+        );
+        for row in &board.controls {
+            line(
+                &mut s,
+                format!(
+                    "{:<width$}  {:>6}  {:>14}  {:>7}",
+                    row.record.model,
+                    pct(row.shown.score),
+                    interval(&row.shown),
+                    tasks(row)
+                ),
+            );
+        }
+    }
+
+    line(&mut s, String::new());
+    for alert in &board.alerts {
+        line(&mut s, format!("ALERT: {alert}"));
+    }
+    for row in board.rows() {
+        if let Some(d) = &row.drift {
+            for flag in &d.flags {
+                line(&mut s, format!("drift: {}: {flag}", row.record.model));
+            }
+            if d.flagged() && !d.flipped_tasks.is_empty() {
+                let shown: Vec<&str> = d.flipped_tasks.iter().take(8).map(String::as_str).collect();
+                let more = d.flipped_tasks.len().saturating_sub(shown.len());
+                line(
+                    &mut s,
+                    format!(
+                        "drift: {}: flipped {}{}",
+                        row.record.model,
+                        shown.join(", "),
+                        if more > 0 {
+                            format!(" and {more} more")
+                        } else {
+                            String::new()
+                        }
+                    ),
+                );
+            }
+        }
+    }
+    if let Some(first) = board.rows().next() {
         let r = &first.record;
-        let _ = writeln!(
-            s,
-            "week {}  seed {}  pool {}",
-            board.week,
-            &r.seed[..r.seed.len().min(12)],
-            &r.pool_version[..r.pool_version.len().min(12)]
+        let rotation = r
+            .rotation
+            .as_ref()
+            .map(|rot| {
+                format!(
+                    "  rotation {} active, {} retired ({:.0}%/week, {} weeks out)",
+                    rot.active_tasks,
+                    rot.retired_tasks,
+                    rot.rate * 100.0,
+                    rot.weeks_out
+                )
+            })
+            .unwrap_or_default();
+        line(
+            &mut s,
+            format!(
+                "week {}  seed {}  pool {}{rotation}",
+                board.week,
+                &r.seed[..r.seed.len().min(12)],
+                &r.pool_version[..r.pool_version.len().min(12)]
+            ),
         );
     }
+    let infra: Vec<String> = board
+        .rows()
+        .filter(|row| row.infrastructure_faults > 0)
+        .map(|row| format!("{} {}", row.record.model, row.infrastructure_faults))
+        .collect();
     if !infra.is_empty() {
-        let _ = writeln!(
-            s,
-            "infrastructure faults (not scored; `u` = tasks left unscored): {}",
-            infra.join(", ")
+        line(
+            &mut s,
+            format!(
+                "infrastructure faults (not scored; `u` = tasks left unscored): {}",
+                infra.join(", ")
+            ),
         );
     }
     s

@@ -121,15 +121,23 @@ fn exit_code_for(err: &anyhow::Error) -> i32 {
                 exit::STORE_ERROR
             };
         }
+        if matches!(
+            cause.downcast_ref::<passrate_engine::EngineError>(),
+            Some(passrate_engine::EngineError::Preflight(_))
+        ) {
+            return exit::MODEL_API_ERROR;
+        }
+        if matches!(
+            cause.downcast_ref::<passrate_engine::EngineError>(),
+            Some(passrate_engine::EngineError::UnknownRun(_))
+        ) {
+            return exit::USAGE;
+        }
         if cause
             .downcast_ref::<passrate_models::ConfigError>()
             .is_some()
             || cause.downcast_ref::<passrate_pool::PoolError>().is_some()
             || cause.downcast_ref::<passrate_pool::SampleError>().is_some()
-            || matches!(
-                cause.downcast_ref::<passrate_engine::EngineError>(),
-                Some(passrate_engine::EngineError::Ungraded { .. })
-            )
         {
             return exit::BAD_INPUT;
         }

@@ -46,6 +46,10 @@ pub struct Args {
     /// stay as they are: results are append-only).
     #[arg(long)]
     pub refresh: bool,
+    /// Reuse the cached answers of an earlier run (its id, as `passrate run` prints it)
+    /// instead of asking API and command models afresh; recorded in the run.
+    #[arg(long, value_name = "RUN")]
+    pub reuse_answers_from: Option<String>,
     /// JSON Lines on stdout: every event, then the leaderboard.
     #[arg(long)]
     pub json: bool,
@@ -132,6 +136,7 @@ pub fn prepare(args: &Args, store: Store) -> anyhow::Result<Prepared> {
     let sandbox_ms = ms(clock.elapsed());
     let mut options = CycleOptions::new(week);
     options.sample = sample_config(args.size, &args.shares)?;
+    options.reuse_answers_from = args.reuse_answers_from.clone();
     options.cache_mode = if args.refresh {
         CacheMode::Refresh
     } else {
@@ -237,7 +242,70 @@ impl Progress {
                     bar.finish_with_message(format!("{:.1}%", overall.score * 100.0));
                 }
             }
-            RunEvent::RunFinished { .. } => {}
+            RunEvent::ApiRetry { model, attempt, .. } => {
+                if let Some(bar) = bars.get(model) {
+                    bar.set_message(format!("API retry {attempt}"));
+                }
+            }
+            RunEvent::RunFinished { .. }
+            | RunEvent::PreflightPassed { .. }
+            | RunEvent::ModelUnscored { .. } => {}
+        }
+    }
+}
+
+/// The lines a person needs on stderr whatever the display: each model's pre-flight, the
+/// first API error of each model (later ones are counted in the run's summary), and models
+/// left unscored.
+struct Notices {
+    first_api_error: Mutex<std::collections::BTreeSet<String>>,
+}
+
+impl Notices {
+    fn on(&self, event: &RunEvent, progress: Option<&Progress>) {
+        let line = match event {
+            RunEvent::PreflightPassed {
+                model,
+                checked,
+                latency_ms,
+            } => format!("pre-flight: {model} ok ({checked}, {latency_ms} ms)"),
+            RunEvent::ApiRetry {
+                model,
+                task,
+                attempt,
+                error,
+                will_retry,
+                ..
+            } => {
+                let mut seen = self
+                    .first_api_error
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner());
+                if !seen.insert(model.clone()) {
+                    return;
+                }
+                let next = if *will_retry { "retrying" } else { "giving up" };
+                format!("{model}: API error on {task} (attempt {attempt}, {next}): {error}")
+            }
+            RunEvent::ModelUnscored {
+                model,
+                api_errors,
+                sandbox_errors,
+                first_error,
+                ..
+            } => format!(
+                "{model}: no score recorded ({api_errors} units ended in api_error, \
+                 {sandbox_errors} in sandbox_error){}",
+                first_error
+                    .as_deref()
+                    .map(|e| format!("; first error: {e}"))
+                    .unwrap_or_default()
+            ),
+            _ => return,
+        };
+        match progress {
+            Some(p) => p.multi.suspend(|| eprintln!("{line}")),
+            None => eprintln!("{line}"),
         }
     }
 }
@@ -251,11 +319,17 @@ fn sink(json: bool, samples: BTreeMap<String, u32>) -> EventSink {
             let _ = writeln!(out, "{line}");
         });
     }
+    let notices = Notices {
+        first_api_error: Mutex::new(Default::default()),
+    };
     if wants_progress() {
         let progress = Progress::new(samples);
-        return Arc::new(move |event: &RunEvent| progress.on(event));
+        return Arc::new(move |event: &RunEvent| {
+            notices.on(event, Some(&progress));
+            progress.on(event);
+        });
     }
-    Arc::new(|_: &RunEvent| {})
+    Arc::new(move |event: &RunEvent| notices.on(event, None))
 }
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
@@ -293,6 +367,24 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             print_data(&format!("{line}\n"))?;
         } else {
             print_data(&super::leaderboard::render(&board))?;
+        }
+        for alert in &board.alerts {
+            eprintln!("ALERT: {alert}");
+        }
+        if report.has_api_errors() {
+            let models: Vec<&str> = report
+                .unscored
+                .iter()
+                .filter(|m| m.api_errors > 0)
+                .map(|m| m.model.as_str())
+                .collect();
+            eprintln!(
+                "error: model API errors left {} without a score; run the same command again \
+                 to retry those units (run {})",
+                models.join(", "),
+                report.run_id
+            );
+            return Ok(exit::MODEL_API_ERROR);
         }
         Ok(exit::OK)
     })
