@@ -1,4 +1,5 @@
-//! Typed errors of the pool: loading, checking, importing, sampling and rotation.
+//! Typed errors of the pool: loading, checking, importing, and sampling (with its rotation
+//! and drift panel).
 
 use std::path::PathBuf;
 
@@ -43,8 +44,6 @@ pub enum PoolError {
         found: u32,
         supported: u32,
     },
-    #[error("rotation state names unknown task `{0}`")]
-    UnknownRotationTask(String),
     #[error("no pool directory found: {0}")]
     NotFound(String),
 }
@@ -56,7 +55,7 @@ pub enum SampleError {
     #[error("invalid sample configuration: {0}")]
     Config(String),
     #[error(
-        "cell {category} × {tier} needs {needed} tasks but the active pool has {available} ({missing} missing)"
+        "cell {category} × {tier} needs {needed} tasks but this week's active pool has {available} ({missing} missing; {retired} retired by rotation, {panel} on the drift panel)"
     )]
     NotEnoughTasks {
         category: passrate_schema::Category,
@@ -64,17 +63,18 @@ pub enum SampleError {
         needed: usize,
         available: usize,
         missing: usize,
+        /// Tasks of the cell out of this week's sample because they are retired.
+        retired: usize,
+        /// Tasks of the cell on the drift panel (never in a sample).
+        panel: usize,
     },
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum RotationError {
-    #[error(transparent)]
-    Week(#[from] SampleError),
-    #[error("week {0} was already rotated")]
-    AlreadyRotated(String),
-    #[error("rotation rate must be in (0, 0.5], got {0}")]
-    Rate(f64),
-    #[error("week {week} is not after the last rotated week {last}")]
-    NotAfter { week: String, last: String },
+    #[error(
+        "cell {category} × {tier} needs {needed} drift panel tasks but the pool has {available}"
+    )]
+    NotEnoughPanelTasks {
+        category: passrate_schema::Category,
+        tier: passrate_schema::Tier,
+        needed: usize,
+        available: usize,
+    },
 }

@@ -8,9 +8,12 @@
 //!   each tier's seats over categories by their shares (default equal), both by the largest
 //!   remainder method with exact integer arithmetic; equal remainders are ordered by
 //!   `blake3_keyed(seed, "cell/<tier>/<category>")` so no cell is always favoured.
-//! * Inside a cell: active tasks ordered by `blake3_keyed(seed, task id)`; the first n are taken.
+//! * Inside a cell: the week's active tasks ([`crate::rotation`]: the pool less the drift
+//!   panel and the tasks retired that week) ordered by `blake3_keyed(seed, task id)`; the
+//!   first n are taken.
 //! * Language: `u64_le(blake3_keyed(seed, "language/<task id>")[..8]) mod k` indexes the
 //!   task's k variants in language order (python, javascript, java).
+//! * The manifest also carries the drift panel ([`crate::panel`]) and the week's rotation.
 
 use std::collections::BTreeMap;
 
@@ -19,19 +22,25 @@ use passrate_schema::{
 };
 
 use crate::error::SampleError;
+use crate::panel::DEFAULT_PANEL_SIZE;
+use crate::rotation::{RotationConfig, Schedule, Status};
 use crate::storage::Pool;
 
 /// Default number of tasks per week.
 pub const DEFAULT_SAMPLE_SIZE: usize = 400;
 
-/// Size and shares of a sample.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// Size and shares of a sample, its rotation and its drift panel.
+#[derive(Clone, Debug, PartialEq)]
 pub struct SampleConfig {
     pub size: usize,
     /// Relative weights of the tiers (default 40/40/20).
     pub tier_shares: BTreeMap<Tier, u32>,
     /// Relative weights of the categories (default: 1 each).
     pub category_shares: BTreeMap<Category, u32>,
+    /// How the active set changes from week to week (default: 5 % retire, 12 weeks out).
+    pub rotation: RotationConfig,
+    /// Tasks on the drift panel, stratified by the same shares (default 100; 0: no panel).
+    pub panel_size: usize,
 }
 
 impl Default for SampleConfig {
@@ -40,6 +49,8 @@ impl Default for SampleConfig {
             size: DEFAULT_SAMPLE_SIZE,
             tier_shares: [(Tier::One, 40), (Tier::Two, 40), (Tier::Three, 20)].into(),
             category_shares: Category::ALL.into_iter().map(|c| (c, 1)).collect(),
+            rotation: RotationConfig::default(),
+            panel_size: DEFAULT_PANEL_SIZE,
         }
     }
 }
@@ -53,7 +64,7 @@ impl Seed {
         blake3::Hash::from_bytes(self.0).to_hex().to_string()
     }
 
-    fn keyed(&self, data: &[u8]) -> [u8; 32] {
+    pub(crate) fn keyed(&self, data: &[u8]) -> [u8; 32] {
         *blake3::keyed_hash(&self.0, data).as_bytes()
     }
 }
@@ -167,14 +178,16 @@ pub fn choose_language(seed: &Seed, task: &Task) -> Language {
     languages[(n % languages.len() as u64) as usize]
 }
 
-/// Draws the week's sample from the pool's active tasks.
+/// Draws the week's sample from the week's active tasks (see [`crate::rotation`]), with the
+/// drift panel and the rotation it used.
 pub fn sample(pool: &Pool, week: &str, config: &SampleConfig) -> Result<Manifest, SampleError> {
     let week = parse_week(week)?;
     let seed = week_seed(&week)?;
     let cells = allocate(config, &seed)?;
+    let schedule = Schedule::new(pool, config)?;
     type Ranked<'a> = Vec<(&'a Task, [u8; 32])>;
     let mut by_cell: BTreeMap<(Category, Tier), Ranked<'_>> = BTreeMap::new();
-    for task in pool.active_tasks() {
+    for task in schedule.active_tasks(&week)? {
         by_cell
             .entry((task.category, task.tier))
             .or_default()
@@ -187,12 +200,21 @@ pub fn sample(pool: &Pool, week: &str, config: &SampleConfig) -> Result<Manifest
         }
         let mut candidates = by_cell.remove(&(category, tier)).unwrap_or_default();
         if candidates.len() < needed {
+            let (mut retired, mut panel) = (0, 0);
+            for (task, status) in pool.tasks().iter().zip(schedule.statuses(&week)?) {
+                if (task.category, task.tier) == (category, tier) {
+                    retired += usize::from(status == Status::Retired);
+                    panel += usize::from(status == Status::Panel);
+                }
+            }
             return Err(SampleError::NotEnoughTasks {
                 category,
                 tier,
                 needed,
                 available: candidates.len(),
                 missing: needed - candidates.len(),
+                retired,
+                panel,
             });
         }
         candidates.sort_by(|a, b| a.1.cmp(&b.1).then_with(|| a.0.id.cmp(&b.0.id)));
@@ -203,14 +225,17 @@ pub fn sample(pool: &Pool, week: &str, config: &SampleConfig) -> Result<Manifest
                 language: choose_language(&seed, task),
                 category,
                 tier,
+                family: task.family(),
             });
         }
     }
     Ok(Manifest {
         format_version: RECORD_FORMAT_VERSION,
-        week,
         seed: seed.hex(),
         pool_version: pool.version().0,
         items,
+        panel: schedule.panel().to_vec(),
+        rotation: Some(schedule.rotation(&week)?),
+        week,
     })
 }

@@ -1,10 +1,18 @@
 //! Pool statistics (counts per category × tier × language) and task display.
+//!
+//! The counts of tasks and tests describe the pool; `active`, `retired` and `panel`
+//! describe one week under one sample configuration, since rotation makes "active" a
+//! property of the week ([`crate::rotation`]): active tasks are those the week's sample may
+//! draw, retired ones are out by rotation, panel ones are asked beside the sample.
 
 use std::collections::BTreeMap;
 
 use passrate_schema::{Category, Language, Task, Tier, Visibility};
 use serde::Serialize;
 
+use crate::error::SampleError;
+use crate::rotation::{Schedule, Status};
+use crate::sample::{SampleConfig, parse_week};
 use crate::storage::Pool;
 
 /// One row of `pool stats`.
@@ -15,16 +23,21 @@ pub struct StatsRow {
     pub language: Language,
     /// Tasks offering this language (a task with three variants counts in three rows).
     pub tasks: usize,
+    /// Of those, tasks the week's sample may draw.
     pub active: usize,
 }
 
-/// Counts of the pool.
+/// Counts of the pool, and of its active, retired and panel tasks in one week.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Stats {
     pub pool_version: String,
+    pub series: u32,
+    /// The week `active`, `retired` and `panel` describe.
+    pub week: String,
     pub tasks: usize,
     pub active: usize,
-    pub reserve: usize,
+    pub retired: usize,
+    pub panel: usize,
     pub tests: usize,
     pub hidden_tests: usize,
     pub by_category: BTreeMap<Category, usize>,
@@ -34,14 +47,19 @@ pub struct Stats {
     pub rows: Vec<StatsRow>,
 }
 
-pub fn stats(pool: &Pool) -> Stats {
+/// The pool's counts, with `week`'s rotation under `config`.
+pub fn stats(pool: &Pool, week: &str, config: &SampleConfig) -> Result<Stats, SampleError> {
+    let week = parse_week(week)?;
+    let statuses = Schedule::new(pool, config)?.statuses(&week)?;
+    let mut by_status: BTreeMap<Status, usize> = BTreeMap::new();
     let mut cells: BTreeMap<(Category, Tier, Language), (usize, usize)> = BTreeMap::new();
     let mut by_category = BTreeMap::new();
     let mut by_tier = BTreeMap::new();
     let mut by_language = BTreeMap::new();
     let (mut tests, mut hidden) = (0, 0);
-    for task in pool.tasks() {
-        let active = pool.is_active(&task.id);
+    for (task, &status) in pool.tasks().iter().zip(&statuses) {
+        *by_status.entry(status).or_insert(0) += 1;
+        let active = status == Status::Active;
         *by_category.entry(task.category).or_insert(0) += 1;
         *by_tier.entry(task.tier).or_insert(0) += 1;
         tests += task.tests.len();
@@ -59,12 +77,15 @@ pub fn stats(pool: &Pool) -> Stats {
             cell.1 += usize::from(active);
         }
     }
-    let active = pool.active_tasks().count();
-    Stats {
+    let count = |s: Status| by_status.get(&s).copied().unwrap_or(0);
+    Ok(Stats {
         pool_version: pool.version().0,
+        series: pool.series(),
+        week,
         tasks: pool.tasks().len(),
-        active,
-        reserve: pool.tasks().len() - active,
+        active: count(Status::Active),
+        retired: count(Status::Retired),
+        panel: count(Status::Panel),
         tests,
         hidden_tests: hidden,
         by_category,
@@ -80,7 +101,7 @@ pub fn stats(pool: &Pool) -> Stats {
                 active,
             })
             .collect(),
-    }
+    })
 }
 
 /// A task as `pool show` prints it: hidden tests are removed unless asked for (their

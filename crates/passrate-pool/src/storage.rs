@@ -1,24 +1,28 @@
 //! The on-disk pool: a directory with an index, one JSON Lines file per task family
-//! (gzip-compressed), the rotation state, and the upstream licence files.
+//! (gzip-compressed), and the upstream licence files. Nothing in it changes from week to
+//! week: which tasks a week samples is computed from the pool and the week
+//! ([`crate::rotation`]), never stored.
 //!
 //! Layout (format version 1):
 //!
 //! ```text
 //! pool/
-//!   pool.json                  {"format_version": 1, "task_files": ["tasks/humaneval.jsonl.gz", …]}
-//!   rotation.json              active/reserve state and the rotation log
+//!   pool.json                  {"format_version": 1, "series": 1, "task_files": ["tasks/humaneval.jsonl.gz", …]}
 //!   tasks/<family>.jsonl.gz    one `passrate_schema::Task` per line, sorted by id
 //!   licenses/<dataset>/…       LICENSE / NOTICE files copied from the upstream datasets
 //!   README.md                  this description, the tier rule and the caps
 //! ```
 //!
 //! The family of a task is its id up to the first `/` (`humaneval`, `translate`, …).
-//! The pool version is a blake3 hash over the canonical serialisation of every task (sorted
-//! by id) and the reserve set, so a rotation changes the version and the log traces it.
+//! The series is the pool's major version: it keys the drift panel ([`crate::panel`]), so
+//! bumping it draws a new panel; `pool.json` without it is series 1. The pool version is a
+//! blake3 hash over the canonical serialisation of every task (sorted by id) and the series.
+//! A `rotation.json` left by older builds (a reserve and a manual log) is ignored.
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use flate2::Compression;
 use flate2::read::GzDecoder;
@@ -35,14 +39,24 @@ pub const POOL_FORMAT_VERSION: u32 = 1;
 /// Environment variable overriding the bundled pool directory.
 pub const POOL_ENV: &str = "PASSRATE_POOL";
 
+/// The series of a pool whose `pool.json` does not name one.
+pub const DEFAULT_SERIES: u32 = 1;
+
 const INDEX_FILE: &str = "pool.json";
-const ROTATION_FILE: &str = "rotation.json";
 
 /// `pool.json`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PoolIndex {
     pub format_version: u32,
+    /// The pool's major version (see [`Pool::series`]); absent in pools written before it
+    /// existed, which are series 1.
+    #[serde(default = "default_series")]
+    pub series: u32,
     pub task_files: Vec<String>,
+}
+
+fn default_series() -> u32 {
+    DEFAULT_SERIES
 }
 
 /// A content hash identifying a pool exactly.
@@ -75,14 +89,16 @@ pub struct LicenseFile {
 pub struct Pool {
     tasks: Vec<Task>,
     by_id: HashMap<String, usize>,
-    rotation: RotationState,
+    series: u32,
     dir: Option<PathBuf>,
+    /// [`Pool::version`], computed once: it serialises every task, and each sample records
+    /// it. Reset by everything that can change the content.
+    version: OnceLock<PoolVersion>,
 }
 
 impl Pool {
-    /// Builds a pool from tasks, checking each and rejecting duplicate ids. Every task
-    /// starts active unless `rotation` puts it in reserve.
-    pub fn from_tasks(mut tasks: Vec<Task>, rotation: RotationState) -> Result<Pool, PoolError> {
+    /// Builds a pool of series 1 from tasks, checking each and rejecting duplicate ids.
+    pub fn new(mut tasks: Vec<Task>) -> Result<Pool, PoolError> {
         tasks.sort_by(|a, b| a.id.cmp(&b.id));
         let mut by_id = HashMap::with_capacity(tasks.len());
         let memory = PathBuf::from("<memory>");
@@ -103,17 +119,28 @@ impl Pool {
                 });
             }
         }
-        for id in rotation.reserve.iter() {
-            if !by_id.contains_key(id) {
-                return Err(PoolError::UnknownRotationTask(id.clone()));
-            }
-        }
         Ok(Pool {
             tasks,
             by_id,
-            rotation,
+            series: DEFAULT_SERIES,
             dir: None,
+            version: OnceLock::new(),
         })
+    }
+
+    /// [`Pool::new`] for callers written when pools carried a reserve. There is no reserve
+    /// any more (rotation is a function of the week), so `_legacy` is dropped.
+    // Kept only because `import::pipeline` and the binary's test fixtures still call it;
+    // remove it with `rotation::RotationState` once they call `Pool::new`.
+    pub fn from_tasks(tasks: Vec<Task>, _legacy: RotationState) -> Result<Pool, PoolError> {
+        Pool::new(tasks)
+    }
+
+    /// The same pool in another series (see [`Pool::series`]).
+    pub fn with_series(mut self, series: u32) -> Pool {
+        self.series = series;
+        self.version = OnceLock::new();
+        self
     }
 
     /// Loads a pool directory, naming the file, line and JSON field path of any bad input.
@@ -152,21 +179,13 @@ impl Pool {
                 tasks.push(task);
             }
         }
-        let rotation_path = dir.join(ROTATION_FILE);
-        let rotation = if rotation_path.exists() {
-            let rotation: RotationState = read_document(&rotation_path)?;
-            if rotation.format_version != crate::rotation::ROTATION_FORMAT_VERSION {
-                return Err(PoolError::FormatVersion {
-                    file: rotation_path,
-                    found: rotation.format_version,
-                    supported: crate::rotation::ROTATION_FORMAT_VERSION,
-                });
-            }
-            rotation
-        } else {
-            RotationState::default()
-        };
-        let mut pool = Pool::from_tasks(tasks, rotation)?;
+        if index.series == 0 {
+            return Err(PoolError::Document {
+                file: index_path,
+                message: "at `series`: the series starts at 1".into(),
+            });
+        }
+        let mut pool = Pool::new(tasks)?.with_series(index.series);
         pool.dir = Some(dir.to_path_buf());
         Ok(pool)
     }
@@ -182,42 +201,37 @@ impl Pool {
         self.dir.as_deref()
     }
 
-    /// Every task (active and reserve), sorted by id.
+    /// Every task, sorted by id. Which of them a week may sample is
+    /// [`crate::rotation::Schedule::active_tasks`].
     pub fn tasks(&self) -> &[Task] {
         &self.tasks
-    }
-
-    /// The tasks a week's sample is drawn from, sorted by id.
-    pub fn active_tasks(&self) -> impl Iterator<Item = &Task> {
-        self.tasks
-            .iter()
-            .filter(|t| !self.rotation.reserve.contains(&t.id))
     }
 
     pub fn get(&self, id: &str) -> Option<&Task> {
         self.by_id.get(id).map(|&i| &self.tasks[i])
     }
 
-    pub fn is_active(&self, id: &str) -> bool {
-        self.by_id.contains_key(id) && !self.rotation.reserve.contains(id)
-    }
-
-    pub fn rotation(&self) -> &RotationState {
-        &self.rotation
-    }
-
-    pub(crate) fn rotation_mut(&mut self) -> &mut RotationState {
-        &mut self.rotation
+    /// The pool's major version (`series` in `pool.json`, default 1). It keys the drift
+    /// panel: bumping it (a deliberate, breaking change of the pool) draws a new panel and
+    /// new panel languages, so drift is only compared within a series.
+    pub fn series(&self) -> u32 {
+        self.series
     }
 
     /// Replaces calibration data (intake validation) without touching anything else.
     pub fn task_mut(&mut self, id: &str) -> Option<&mut Task> {
+        self.version = OnceLock::new();
         self.by_id.get(id).map(|&i| &mut self.tasks[i])
     }
 
     /// Content hash: blake3 over `passrate-pool/1\n`, each task's canonical JSON (sorted by
-    /// id, one per line), then `reserve\n` and each reserve id on its own line.
+    /// id, one per line), then `series <n>\n`. The series is part of it because it changes
+    /// the drift panel, so two pools that pose different tasks never share a version.
     pub fn version(&self) -> PoolVersion {
+        self.version.get_or_init(|| self.compute_version()).clone()
+    }
+
+    fn compute_version(&self) -> PoolVersion {
         let mut hasher = blake3::Hasher::new();
         hasher.update(b"passrate-pool/1\n");
         for task in &self.tasks {
@@ -225,11 +239,7 @@ impl Pool {
             hasher.update(&json);
             hasher.update(b"\n");
         }
-        hasher.update(b"reserve\n");
-        for id in &self.rotation.reserve {
-            hasher.update(id.as_bytes());
-            hasher.update(b"\n");
-        }
+        hasher.update(format!("series {}\n", self.series).as_bytes());
         PoolVersion(hasher.finalize().to_hex().to_string())
     }
 
@@ -265,6 +275,7 @@ impl Pool {
         }
         let mut index = PoolIndex {
             format_version: POOL_FORMAT_VERSION,
+            series: self.series,
             task_files: Vec::new(),
         };
         // Compressing the families' files is most of a save: one thread each.
@@ -287,7 +298,6 @@ impl Pool {
             index.task_files.push(rel);
         }
         write_json(&staging.join(INDEX_FILE), &index)?;
-        write_json(&staging.join(ROTATION_FILE), &self.rotation)?;
         for license in licenses {
             let path = staging.join("licenses").join(&license.path);
             if let Some(p) = path.parent() {
@@ -302,19 +312,17 @@ impl Pool {
         replace_dir(&staging, dir)?;
         Ok(())
     }
+}
 
-    /// Rewrites only `rotation.json` (atomically) in the pool's own directory.
-    pub fn save_rotation(&self) -> Result<(), PoolError> {
-        let dir = self
-            .dir
-            .as_ref()
-            .ok_or_else(|| PoolError::NotFound("this pool was not loaded from disk".into()))?;
-        let target = dir.join(ROTATION_FILE);
-        let tmp = dir.join(format!(".{ROTATION_FILE}.tmp-{}", std::process::id()));
-        write_json(&tmp, &self.rotation)?;
-        fs_err::rename(&tmp, &target)?;
-        Ok(())
+/// The series of the pool in `dir` (read from `pool.json` alone), or
+/// [`DEFAULT_SERIES`] when there is no pool there yet; for re-imports, which keep it.
+pub fn read_series(dir: &Path) -> Result<u32, PoolError> {
+    let path = dir.join(INDEX_FILE);
+    if !path.exists() {
+        return Ok(DEFAULT_SERIES);
     }
+    let index: PoolIndex = read_document(&path)?;
+    Ok(index.series)
 }
 
 /// The directory `Pool::bundled` loads.

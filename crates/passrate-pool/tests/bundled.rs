@@ -1,6 +1,7 @@
 //! Golden tests of the bundled pool (`pool/` in the repository): its version (content hash)
-//! and its counts per category × tier × language are pinned, every task's invariants hold,
-//! and the sample of week 2026-W48 is pinned.
+//! and its counts per category × tier × language (with week 2026-W48's active, retired and
+//! panel counts) are pinned, every task's invariants hold, and the sample of week 2026-W48
+//! (with its rotation and drift panel) is pinned.
 //!
 //! After regenerating the pool on purpose, refresh the golden files with
 //! `PASSRATE_BLESS=1 cargo test -p passrate-pool --test bundled` and commit them with it.
@@ -8,7 +9,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use passrate_pool::{Pool, SampleConfig, check_task, sample, stats, tier_for};
+use passrate_pool::{Pool, SampleConfig, Schedule, Status, check_task, sample, stats, tier_for};
 use passrate_schema::{Category, Language, Tier, Visibility};
 
 fn golden_dir() -> PathBuf {
@@ -38,18 +39,23 @@ fn golden(name: &str, actual: &str) {
     );
 }
 
-/// The counts table: one line per category × tier, tasks per language and active tasks.
+const WEEK: &str = "2026-W48";
+
+/// The counts table: one line per category × tier, tasks, the week's active tasks, and
+/// tasks per language.
 fn stats_table(pool: &Pool) -> String {
-    let s = stats(pool);
+    let config = SampleConfig::default();
+    let s = stats(pool, WEEK, &config).expect("stats of the default configuration");
     let mut out = format!(
-        "tasks {} active {} reserve {} tests {} hidden {}\n",
-        s.tasks, s.active, s.reserve, s.tests, s.hidden_tests
+        "series {} week {} tasks {} active {} retired {} panel {} tests {} hidden {}\n",
+        s.series, s.week, s.tasks, s.active, s.retired, s.panel, s.tests, s.hidden_tests
     );
+    let schedule = Schedule::new(pool, &config).expect("the default schedule");
     let mut tasks: BTreeMap<(Category, Tier), (usize, usize)> = BTreeMap::new();
-    for task in pool.tasks() {
+    for (task, status) in pool.tasks().iter().zip(schedule.statuses(WEEK).unwrap()) {
         let cell = tasks.entry((task.category, task.tier)).or_default();
         cell.0 += 1;
-        cell.1 += usize::from(pool.is_active(&task.id));
+        cell.1 += usize::from(status == Status::Active);
     }
     out.push_str("category tier tasks active python javascript java\n");
     for category in Category::ALL {
@@ -85,7 +91,7 @@ fn version_and_stats_are_pinned() {
 fn covers_every_category_tier_and_language_at_scale() {
     let pool = load();
     assert!(pool.tasks().len() >= 2400, "{} tasks", pool.tasks().len());
-    let s = stats(&pool);
+    let s = stats(&pool, WEEK, &SampleConfig::default()).unwrap();
     for category in Category::ALL {
         for tier in Tier::ALL {
             assert!(
@@ -187,26 +193,36 @@ fn every_task_holds_its_invariants() {
             "no licence directory for dataset {dataset}"
         );
     }
-    for id in &pool.rotation().reserve {
-        assert!(pool.get(id).is_some(), "reserve id {id} is not a task");
-    }
 }
 
 #[test]
 fn week_2026_w48_sample_is_pinned() {
     let pool = load();
-    let manifest =
-        sample(&pool, "2026-W48", &SampleConfig::default()).expect("the default sample fits");
+    let manifest = sample(&pool, WEEK, &SampleConfig::default()).expect("the default sample fits");
     assert_eq!(manifest.items.len(), 400);
+    assert_eq!(manifest.panel.len(), 100);
     let ids: BTreeSet<&str> = manifest.items.iter().map(|i| i.task.as_str()).collect();
     assert_eq!(ids.len(), 400, "no task twice");
+    let rotation = manifest
+        .rotation
+        .as_ref()
+        .expect("the rotation is recorded");
     let mut text = format!(
-        "week {}\nseed {}\npool {}\n",
-        manifest.week, manifest.seed, manifest.pool_version
+        "week {}\nseed {}\npool {}\nrotation rate {} weeks_out {} active {} retired {} went_out {} came_in {}\n",
+        manifest.week,
+        manifest.seed,
+        manifest.pool_version,
+        rotation.rate,
+        rotation.weeks_out,
+        rotation.active_tasks,
+        rotation.retired_tasks,
+        rotation.went_out.len(),
+        rotation.came_in.len()
     );
-    for item in manifest.items.iter().take(30) {
+    let panel = manifest.panel.iter().take(10).map(|i| ("panel ", i));
+    for (prefix, item) in manifest.items.iter().take(30).map(|i| ("", i)).chain(panel) {
         text.push_str(&format!(
-            "{}\t{}\t{}\ttier{}\n",
+            "{prefix}{}\t{}\t{}\ttier{}\n",
             item.task,
             item.language,
             item.category,

@@ -2,12 +2,12 @@
 
 mod common;
 
-use passrate_pool::{Pool, PoolError, RotationState};
+use passrate_pool::{Pool, PoolError};
 use passrate_schema::{Category, Language};
 
 fn save(tasks: Vec<passrate_schema::Task>) -> anyhow::Result<(tempfile::TempDir, Pool)> {
     let dir = tempfile::tempdir()?;
-    let pool = Pool::from_tasks(tasks, RotationState::default())?;
+    let pool = Pool::new(tasks)?;
     pool.save(dir.path().join("pool"), &[])?;
     Ok((dir, pool))
 }
@@ -29,14 +29,14 @@ fn round_trip_keeps_tasks_and_version() -> anyhow::Result<()> {
 
 #[test]
 fn version_changes_with_content_only() -> anyhow::Result<()> {
-    let a = Pool::from_tasks(common::grid(1), RotationState::default())?;
+    let a = Pool::new(common::grid(1))?;
     let mut reversed = common::grid(1);
     reversed.reverse();
-    let b = Pool::from_tasks(reversed, RotationState::default())?;
+    let b = Pool::new(reversed)?;
     assert_eq!(a.version(), b.version(), "order of input does not matter");
     let mut changed = common::grid(1);
     changed[0].version = 2;
-    let c = Pool::from_tasks(changed, RotationState::default())?;
+    let c = Pool::new(changed)?;
     assert_ne!(a.version(), c.version());
     assert_eq!(a.version().short().len(), 12);
     Ok(())
@@ -46,7 +46,7 @@ fn version_changes_with_content_only() -> anyhow::Result<()> {
 fn duplicate_ids_are_rejected() {
     let mut tasks = common::grid(1);
     tasks.push(tasks[0].clone());
-    let err = Pool::from_tasks(tasks, RotationState::default()).unwrap_err();
+    let err = Pool::new(tasks).unwrap_err();
     assert!(matches!(err, PoolError::DuplicateId { .. }), "{err}");
 }
 
@@ -54,14 +54,14 @@ fn duplicate_ids_are_rejected() {
 fn tasks_without_tests_or_reference_are_rejected() {
     let mut t = common::task("x/1", Category::FunctionCompletion, 1, &[Language::Python]);
     t.tests.clear();
-    let err = Pool::from_tasks(vec![t], RotationState::default()).unwrap_err();
+    let err = Pool::new(vec![t]).unwrap_err();
     assert!(err.to_string().contains("no tests"), "{err}");
     let mut t = common::task("x/1", Category::FunctionCompletion, 1, &[Language::Python]);
     t.variants
         .get_mut(&Language::Python)
         .unwrap()
         .reference_solution = " ".into();
-    let err = Pool::from_tasks(vec![t], RotationState::default()).unwrap_err();
+    let err = Pool::new(vec![t]).unwrap_err();
     assert!(err.to_string().contains("no reference solution"), "{err}");
 }
 
@@ -69,7 +69,7 @@ fn tasks_without_tests_or_reference_are_rejected() {
 fn a_tier_that_does_not_follow_from_the_factors_is_rejected() {
     let mut t = common::task("x/1", Category::FunctionCompletion, 1, &[Language::Python]);
     t.tier = passrate_schema::Tier::Three;
-    let err = Pool::from_tasks(vec![t], RotationState::default()).unwrap_err();
+    let err = Pool::new(vec![t]).unwrap_err();
     assert!(
         err.to_string().contains("does not follow from its factors"),
         "{err}"
@@ -112,7 +112,7 @@ fn malformed_line_names_file_line_and_field() -> anyhow::Result<()> {
 #[test]
 fn save_replaces_atomically_and_leaves_no_staging() -> anyhow::Result<()> {
     let (dir, _) = save(common::grid(1))?;
-    let pool = Pool::from_tasks(common::grid(2), RotationState::default())?;
+    let pool = Pool::new(common::grid(2))?;
     pool.save(dir.path().join("pool"), &[])?;
     let loaded = Pool::load(dir.path().join("pool"))?;
     assert_eq!(loaded.tasks().len(), 42);
@@ -121,5 +121,48 @@ fn save_replaces_atomically_and_leaves_no_staging() -> anyhow::Result<()> {
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .collect();
     assert_eq!(leftovers, vec!["pool".to_owned()]);
+    Ok(())
+}
+
+#[test]
+fn the_series_round_trips_and_is_part_of_the_version() -> anyhow::Result<()> {
+    let dir = tempfile::tempdir()?;
+    let one = Pool::new(common::grid(1))?;
+    assert_eq!(one.series(), 1, "a new pool is series 1");
+    let two = one.clone().with_series(2);
+    assert_ne!(one.version(), two.version(), "the series changes the panel");
+    two.save(dir.path().join("pool"), &[])?;
+    let index = fs_err::read_to_string(dir.path().join("pool/pool.json"))?;
+    assert!(index.contains("\"series\": 2"), "{index}");
+    let loaded = Pool::load(dir.path().join("pool"))?;
+    assert_eq!(loaded.series(), 2);
+    assert_eq!(loaded.version(), two.version());
+    assert_eq!(
+        passrate_pool::storage::read_series(&dir.path().join("pool"))?,
+        2
+    );
+    assert_eq!(
+        passrate_pool::storage::read_series(&dir.path().join("none"))?,
+        1,
+        "no pool yet: series 1"
+    );
+    // Nothing but the index, tasks and README: no rotation state is written.
+    assert!(!dir.path().join("pool/rotation.json").exists());
+    Ok(())
+}
+
+#[test]
+fn a_pool_json_without_series_is_series_1_and_series_0_is_rejected() -> anyhow::Result<()> {
+    let (dir, pool) = save(common::grid(1))?;
+    let index = dir.path().join("pool/pool.json");
+    let text = fs_err::read_to_string(&index)?;
+    fs_err::write(&index, text.replace("  \"series\": 1,\n", ""))?;
+    assert!(!fs_err::read_to_string(&index)?.contains("series"));
+    let loaded = Pool::load(dir.path().join("pool"))?;
+    assert_eq!(loaded.series(), 1);
+    assert_eq!(loaded.version(), pool.version());
+    fs_err::write(&index, text.replace("\"series\": 1", "\"series\": 0"))?;
+    let err = Pool::load(dir.path().join("pool")).unwrap_err();
+    assert!(err.to_string().contains("series"), "{err}");
     Ok(())
 }

@@ -133,3 +133,25 @@ pub fn grid(per_cell: usize) -> Vec<Task> {
     }
     tasks
 }
+
+/// Every file under `dir` with its length, modification time and content hash: equal
+/// snapshots before and after mean nothing was written.
+pub fn snapshot(
+    dir: &std::path::Path,
+) -> BTreeMap<std::path::PathBuf, (u64, std::time::SystemTime, blake3::Hash)> {
+    let mut files = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in fs_err::read_dir(&d).expect("readable directory") {
+            let path = entry.expect("readable entry").path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let meta = fs_err::metadata(&path).expect("metadata");
+                let hash = blake3::hash(&fs_err::read(&path).expect("readable file"));
+                files.insert(path, (meta.len(), meta.modified().expect("mtime"), hash));
+            }
+        }
+    }
+    files
+}

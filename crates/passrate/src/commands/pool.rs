@@ -1,15 +1,17 @@
-//! `passrate pool`: statistics, one task, intake validation, rotation and import.
+//! `passrate pool`: statistics, one task, intake validation, a week's rotation and import.
 
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use passrate_pool::cache::Cache;
 use passrate_pool::import::pipeline::{self, Event, ImportOptions};
-use passrate_pool::{Executor, Pool, redact, rotate, stats, validate};
+use passrate_pool::{Executor, Pool, current_week, redact, rotation, stats, validate};
+
+use super::sample::ScheduleArgs;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -22,8 +24,14 @@ pub struct Args {
 
 #[derive(clap::Subcommand, Debug)]
 enum Command {
-    /// Counts per category × tier × language.
+    /// Counts per category × tier × language, and how many tasks are active (may be
+    /// sampled), retired by rotation and on the drift panel in a week.
     Stats {
+        /// ISO week the active, retired and panel counts describe (default: the current week).
+        #[arg(long)]
+        week: Option<String>,
+        #[command(flatten)]
+        schedule: ScheduleArgs,
         #[arg(long)]
         json: bool,
     },
@@ -51,12 +59,17 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Retires and introduces a share of tasks for a week, and records it.
-    Rotate {
+    /// A week's rotation: how many tasks are active and retired, and which went out and
+    /// came in since the week before. Computed from the pool and the week; writes nothing.
+    Rotation {
+        /// ISO week, e.g. 2026-W52 (default: the current week).
         #[arg(long)]
-        week: String,
-        #[arg(long, default_value_t = 0.05)]
-        rate: f64,
+        week: Option<String>,
+        #[command(flatten)]
+        schedule: ScheduleArgs,
+        /// One JSON object.
+        #[arg(long)]
+        json: bool,
     },
     /// Regenerates the pool from the public datasets (atomically replaces the directory).
     Import {
@@ -297,16 +310,26 @@ fn own_cpu_s() -> f64 {
     sum as f64 / 100.0
 }
 
-fn default_cache_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/pool-cache")
+/// `target/pool-cache` beside the pool directory: in the repository, its `target/`. Found
+/// from the pool at run time, so the binary carries no build-machine path.
+fn default_cache_dir(pool_dir: &Path) -> PathBuf {
+    pool_dir
+        .parent()
+        .unwrap_or(Path::new("."))
+        .join("target/pool-cache")
 }
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
     let mut out = std::io::stdout().lock();
     match args.command {
-        Command::Stats { json } => {
+        Command::Stats {
+            week,
+            schedule,
+            json,
+        } => {
             let pool = load(&args.pool)?;
-            let s = stats(&pool);
+            let week = week.unwrap_or_else(current_week);
+            let s = stats(&pool, &week, &schedule.config(0)?)?;
             if json {
                 for row in &s.rows {
                     writeln!(out, "{}", serde_json::to_string(row)?)?;
@@ -315,11 +338,14 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             }
             writeln!(
                 out,
-                "pool {}  tasks {} (active {}, reserve {})  tests {} ({} hidden)",
+                "pool {} series {}  tasks {} (week {}: active {}, retired {}, panel {})  tests {} ({} hidden)",
                 &s.pool_version[..12],
+                s.series,
                 s.tasks,
+                s.week,
                 s.active,
-                s.reserve,
+                s.retired,
+                s.panel,
                 s.tests,
                 s.hidden_tests
             )?;
@@ -441,18 +467,42 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             );
             Ok(if report.rejected.is_empty() { 0 } else { 1 })
         }
-        Command::Rotate { week, rate } => {
-            let mut pool = load(&args.pool)?;
-            let entry = rotate(&mut pool, &week, rate)?;
-            pool.save_rotation()?;
-            writeln!(out, "{}", serde_json::to_string(&entry)?)?;
+        Command::Rotation {
+            week,
+            schedule,
+            json,
+        } => {
+            let pool = load(&args.pool)?;
+            let week = week.unwrap_or_else(current_week);
+            let r = rotation(&pool, &week, &schedule.config(0)?)?;
+            if json {
+                writeln!(out, "{}", serde_json::to_string(&r)?)?;
+                return Ok(0);
+            }
+            let used = &r.rotation;
+            writeln!(
+                out,
+                "week {}  pool {}  series {}",
+                r.week,
+                &r.pool_version[..12],
+                r.series
+            )?;
+            writeln!(
+                out,
+                "rate {}  weeks_out {}  active {}  retired {}  panel {}",
+                used.rate, used.weeks_out, used.active_tasks, used.retired_tasks, r.panel_tasks
+            )?;
+            for id in &used.went_out {
+                writeln!(out, "out\t{id}")?;
+            }
+            for id in &used.came_in {
+                writeln!(out, "in\t{id}")?;
+            }
             eprintln!(
-                "{}: retired {}, introduced {}; pool {} → {}",
-                entry.week,
-                entry.retired.len(),
-                entry.introduced.len(),
-                &entry.pool_version_before[..12],
-                &entry.pool_version_after[..12]
+                "{}: {} went out, {} came in",
+                r.week,
+                used.went_out.len(),
+                used.came_in.len()
             );
             Ok(0)
         }
@@ -467,9 +517,8 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             let data = data.unwrap_or_else(pipeline::default_data_dir);
             let target = match &args.pool {
                 Some(p) => p.clone(),
-                None => passrate_pool::bundled_dir().unwrap_or_else(|_| {
-                    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../pool")
-                }),
+                // No bundled pool anywhere: a new one in the working directory.
+                None => passrate_pool::bundled_dir().unwrap_or_else(|_| PathBuf::from("pool")),
             };
             let runner = runner(slots)?;
             let options = ImportOptions {
@@ -477,7 +526,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
                 cache_dir: if no_cache {
                     None
                 } else {
-                    Some(cache.unwrap_or_else(default_cache_dir))
+                    Some(cache.unwrap_or_else(|| default_cache_dir(&target)))
                 },
                 mbxp_java: !no_mbxp_java,
             };
@@ -494,8 +543,11 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             let printer = Printer::new(&runner);
             let cpu_before = HostCpu::now(&runner);
             let start = Instant::now();
+            // A re-import keeps the pool's series: only a deliberate bump draws a new panel.
+            let series = passrate_pool::storage::read_series(&target)?;
             let (pool, licenses, report) =
                 pipeline::import(&runner, &data, &options, &|e| printer.event(e))?;
+            let pool = pool.with_series(series);
             let rejections = report.rejections_markdown(&options);
             pool.save_with(
                 &target,

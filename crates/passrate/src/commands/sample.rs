@@ -1,11 +1,14 @@
-//! `passrate sample`: the week's manifest (seed, pool version, task ids).
+//! `passrate sample`: the week's manifest (seed, pool version, rotation, task ids and the
+//! drift panel). Also the options that decide a week's active set, shared with
+//! `passrate pool stats` and `passrate pool rotation`.
 
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
 
+use passrate_pool::rotation::{DEFAULT_RATE, DEFAULT_WEEKS_OUT};
 use passrate_pool::{Pool, SampleConfig, current_week, sample};
-use passrate_schema::Category;
+use passrate_schema::{Category, ManifestItem};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -15,9 +18,8 @@ pub struct Args {
     /// Number of tasks.
     #[arg(long, default_value_t = passrate_pool::sample::DEFAULT_SAMPLE_SIZE)]
     size: usize,
-    /// Category weight, e.g. `--share bug_fixing=2` (default: 1 each).
-    #[arg(long = "share", value_name = "CATEGORY=WEIGHT")]
-    shares: Vec<String>,
+    #[command(flatten)]
+    schedule: ScheduleArgs,
     /// Pool directory (default: the bundled pool).
     #[arg(long, env = "PASSRATE_POOL")]
     pool: Option<PathBuf>,
@@ -26,25 +28,64 @@ pub struct Args {
     json: bool,
 }
 
+/// What decides a week's active set besides the pool and the week: the rotation, and the
+/// drift panel with its shares (panel tasks never rotate, so they shape the rotation).
+#[derive(clap::Args, Debug, Clone)]
+pub struct ScheduleArgs {
+    /// Category weight, e.g. `--share bug_fixing=2` (default: 1 each).
+    #[arg(long = "share", value_name = "CATEGORY=WEIGHT")]
+    shares: Vec<String>,
+    /// Share of the active tasks that retires each week, in (0, 0.5].
+    #[arg(long, default_value_t = DEFAULT_RATE)]
+    rotation_rate: f64,
+    /// Weeks a retired task stays out of the sample.
+    #[arg(long, default_value_t = DEFAULT_WEEKS_OUT)]
+    weeks_out: u32,
+    /// Tasks on the drift panel (0: no panel).
+    #[arg(long, default_value_t = passrate_pool::panel::DEFAULT_PANEL_SIZE)]
+    panel_size: usize,
+}
+
+impl ScheduleArgs {
+    /// The sample configuration with these options and `size` tasks.
+    pub fn config(&self, size: usize) -> anyhow::Result<SampleConfig> {
+        let mut config = SampleConfig {
+            size,
+            panel_size: self.panel_size,
+            ..SampleConfig::default()
+        };
+        config.rotation.rate = self.rotation_rate;
+        config.rotation.weeks_out = self.weeks_out;
+        let mut shares: BTreeMap<Category, u32> = config.category_shares.clone();
+        for share in &self.shares {
+            let (name, weight) = share
+                .split_once('=')
+                .ok_or_else(|| anyhow::anyhow!("--share expects CATEGORY=WEIGHT, got `{share}`"))?;
+            let category = Category::parse(name)
+                .ok_or_else(|| anyhow::anyhow!("unknown category `{name}`"))?;
+            shares.insert(category, weight.parse()?);
+        }
+        config.category_shares = shares;
+        Ok(config)
+    }
+}
+
+fn item_line(item: &ManifestItem) -> String {
+    format!(
+        "{}\t{}\t{}\ttier{}",
+        item.task,
+        item.language,
+        item.category,
+        item.tier.number()
+    )
+}
+
 pub fn run(args: Args) -> anyhow::Result<i32> {
     let pool = match &args.pool {
         Some(d) => Pool::load(d)?,
         None => Pool::bundled()?,
     };
-    let mut config = SampleConfig {
-        size: args.size,
-        ..SampleConfig::default()
-    };
-    let mut shares: BTreeMap<Category, u32> = config.category_shares.clone();
-    for share in &args.shares {
-        let (name, weight) = share
-            .split_once('=')
-            .ok_or_else(|| anyhow::anyhow!("--share expects CATEGORY=WEIGHT, got `{share}`"))?;
-        let category =
-            Category::parse(name).ok_or_else(|| anyhow::anyhow!("unknown category `{name}`"))?;
-        shares.insert(category, weight.parse()?);
-    }
-    config.category_shares = shares;
+    let config = args.schedule.config(args.size)?;
     let week = args.week.unwrap_or_else(current_week);
     let manifest = sample(&pool, &week, &config)?;
     let mut out = std::io::stdout().lock();
@@ -54,20 +95,35 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         writeln!(out, "week {}", manifest.week)?;
         writeln!(out, "seed {}", manifest.seed)?;
         writeln!(out, "pool {}", manifest.pool_version)?;
-        for item in &manifest.items {
+        if let Some(r) = &manifest.rotation {
             writeln!(
                 out,
-                "{}\t{}\t{}\ttier{}",
-                item.task,
-                item.language,
-                item.category,
-                item.tier.number()
+                "rotation rate {} weeks_out {}: {} active, {} retired; {} went out, {} came in",
+                r.rate,
+                r.weeks_out,
+                r.active_tasks,
+                r.retired_tasks,
+                r.went_out.len(),
+                r.came_in.len()
             )?;
+        }
+        for item in &manifest.items {
+            writeln!(out, "{}", item_line(item))?;
+        }
+        writeln!(
+            out,
+            "panel {} tasks, series {}",
+            manifest.panel.len(),
+            pool.series()
+        )?;
+        for item in &manifest.panel {
+            writeln!(out, "{}", item_line(item))?;
         }
     }
     eprintln!(
-        "{} tasks from pool {}",
+        "{} tasks and {} drift panel tasks from pool {}",
         manifest.items.len(),
+        manifest.panel.len(),
         &manifest.pool_version[..12]
     );
     Ok(0)
