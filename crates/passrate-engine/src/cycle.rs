@@ -36,7 +36,7 @@ use tokio::sync::Semaphore;
 use crate::cache::StoreCache;
 use crate::drift::{self, DriftOptions, WeekSide};
 use crate::error::EngineError;
-use crate::judge::{GRADED_CATEGORIES, RetryPolicy, is_graded, judge, ms, unexecuted_verdict};
+use crate::judge::{GRADED_CATEGORIES, RetryPolicy, judge, ms, unexecuted_verdict};
 use crate::source::AnswerSource;
 
 /// Where the engine's events go (the terminal display, the JSON Lines writer, tests).
@@ -80,7 +80,7 @@ impl CycleOptions {
     pub fn new(week: impl Into<String>) -> CycleOptions {
         CycleOptions {
             week: week.into(),
-            sample: graded_sample_config(),
+            sample: SampleConfig::default(),
             cache_mode: CacheMode::Use,
             retry: RetryPolicy::default(),
             score: run_score_config(),
@@ -90,15 +90,6 @@ impl CycleOptions {
             drift: DriftOptions::default(),
         }
     }
-}
-
-/// The default sample shares restricted to the categories that have a grader.
-pub fn graded_sample_config() -> SampleConfig {
-    let mut config = SampleConfig::default();
-    config
-        .category_shares
-        .retain(|category, _| is_graded(*category));
-    config
 }
 
 /// Wall time of each stage. Stages that run concurrently (generation, extraction,
@@ -717,13 +708,5 @@ mod tests {
         assert_eq!(run_id("2026-W48", &a), run_id("2026-W48", &a.clone()));
         assert_ne!(run_id("2026-W48", &a), run_id("2026-W48", &b));
         assert!(run_id("2026-W48", &a).starts_with("2026-W48-"));
-    }
-
-    #[test]
-    fn the_default_sample_leaves_out_ungraded_categories() {
-        let config = graded_sample_config();
-        assert_eq!(config.category_shares.len(), GRADED_CATEGORIES.len());
-        assert!(config.category_shares.keys().all(|c| is_graded(*c)));
-        assert_eq!(config.size, passrate_pool::sample::DEFAULT_SAMPLE_SIZE);
     }
 }

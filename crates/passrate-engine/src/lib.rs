@@ -21,8 +21,8 @@ pub mod source;
 pub use board::{Board, BoardRow, Section, leaderboard};
 pub use cache::StoreCache;
 pub use cycle::{
-    Cycle, CycleOptions, CycleReport, EventSink, Timings, UnscoredModel, graded_sample_config,
-    run_config, run_id, run_score_config,
+    Cycle, CycleOptions, CycleReport, EventSink, Timings, UnscoredModel, run_config, run_id,
+    run_score_config,
 };
 pub use drift::DriftOptions;
 pub use error::EngineError;

@@ -25,7 +25,7 @@ pub use check::check_task;
 pub use error::{PoolError, SampleError, TaskProblem};
 pub use exec::{ExecError, Executor, RecordedCall};
 pub use panel::drift_panel;
-pub use rotation::{RotationConfig, RotationState, Schedule, Status, WeekRotation, rotation};
+pub use rotation::{RotationConfig, Schedule, Status, WeekRotation, rotation};
 pub use sample::{SampleConfig, Seed, allocate, current_week, parse_week, sample, week_seed};
 pub use stats::{Stats, redact, stats};
 pub use storage::{

@@ -333,23 +333,3 @@ pub fn rotation(
         week,
     })
 }
-
-// Legacy: the reserve of the manual rotation this module replaced. Kept only so that
-// `import::pipeline` and the binary's test fixtures, which are outside this change, still
-// compile; remove it, `INITIAL_RESERVE_SHARE`, `initial_reserve` and `Pool::from_tasks` once
-// they call `Pool::new`.
-
-/// Legacy (see [`Pool::from_tasks`]): a reserve that nothing reads any more.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct RotationState {
-    pub format_version: u32,
-    pub reserve: BTreeSet<String>,
-}
-
-/// Legacy: there is no initial reserve any more.
-pub const INITIAL_RESERVE_SHARE: f64 = 0.0;
-
-/// Legacy: always empty; rotation holds tasks out by the week instead of by a reserve.
-pub fn initial_reserve(_pool: &Pool, _share: f64) -> BTreeSet<String> {
-    BTreeSet::new()
-}

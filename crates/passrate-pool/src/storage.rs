@@ -32,7 +32,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::check::check_task;
 use crate::error::PoolError;
-use crate::rotation::RotationState;
 
 /// Version of the pool directory layout (`pool.json`).
 pub const POOL_FORMAT_VERSION: u32 = 1;
@@ -126,14 +125,6 @@ impl Pool {
             dir: None,
             version: OnceLock::new(),
         })
-    }
-
-    /// [`Pool::new`] for callers written when pools carried a reserve. There is no reserve
-    /// any more (rotation is a function of the week), so `_legacy` is dropped.
-    // Kept only because `import::pipeline` and the binary's test fixtures still call it;
-    // remove it with `rotation::RotationState` once they call `Pool::new`.
-    pub fn from_tasks(tasks: Vec<Task>, _legacy: RotationState) -> Result<Pool, PoolError> {
-        Pool::new(tasks)
     }
 
     /// The same pool in another series (see [`Pool::series`]).

@@ -156,29 +156,68 @@ fn a_run_killed_mid_way_resumes_to_the_same_records() {
 }
 
 #[test]
-fn an_api_that_never_answers_is_an_infrastructure_fault_not_a_failure() {
+fn api_errors_leave_a_model_unscored_and_are_retried_when_the_run_resumes() {
     let dir = tempfile::tempdir().unwrap();
     let pool = write_pool(&dir.path().join("pool"));
     let models = write_models(dir.path(), true);
     let data = dir.path().join("data");
     let mut args = run_args(&pool, &models, &data);
     args.push("--json".into());
-    let (stdout, _) = run_ok(&args);
+
+    // Every request fails: the units are `api_error`, never a wrong answer; the model gets no
+    // score record (it was not scored on anything), and the run exits 7 saying why.
+    let output = passrate().args(&args).output().expect("spawn passrate");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(7), "{stderr}");
+    assert!(stderr.contains("flaky-api"), "{stderr}");
     let events = json_lines(&stdout);
-    let board = &events.last().unwrap()["leaderboard"];
-    let rows = board["rows"].as_array().unwrap();
-    let flaky = rows
+    let unscored = events
         .iter()
-        .find(|r| r["record"]["model"] == "flaky-api")
-        .expect("the flaky model is on the leaderboard");
-    let record = &flaky["record"];
-    assert_eq!(record["reasons"]["api_error"], 10, "{record}");
-    assert_eq!(record["overall"]["total"], 0, "no task scored against it");
-    assert_eq!(record["overall"]["passes"], 0);
-    assert_eq!(flaky["unscored_tasks"], 10);
-    assert!(record["reasons"].get("wrong_answer").is_none());
-    // The other models are scored on all ten tasks.
-    for row in rows.iter().filter(|r| r["record"]["model"] != "flaky-api") {
+        .find(|e| e["event"] == "model_unscored")
+        .expect("a model_unscored event");
+    assert_eq!(unscored["model"], "flaky-api");
+    assert_eq!(unscored["api_errors"], 10, "{unscored}");
+    assert!(
+        unscored["first_error"].as_str().unwrap().contains("75"),
+        "the first error's detail: {unscored}"
+    );
+    // Each failed attempt is an event (one retry per unit: two attempts).
+    let retries = events.iter().filter(|e| e["event"] == "api_retry").count();
+    assert_eq!(retries, 20, "two attempts per unit");
+    let board = &events.last().unwrap()["leaderboard"];
+    let all: Vec<&Json> = ["ranked", "partial", "controls"]
+        .iter()
+        .flat_map(|s| board[s].as_array().unwrap().iter())
+        .collect();
+    assert!(all.iter().all(|r| r["record"]["model"] != "flaky-api"));
+    for row in &all {
         assert_eq!(row["record"]["overall"]["total"], 10, "{row}");
     }
+
+    // The API recovers; the same command resumes the run and retries exactly those units.
+    fs_err::write(
+        dir.path().join("flaky.sh"),
+        "exec python3 \"$(dirname \"$0\")/lazy_model.py\"\n",
+    )
+    .unwrap();
+    let (stdout, _) = run_ok(&args);
+    let events = json_lines(&stdout);
+    let judged: Vec<&Json> = events
+        .iter()
+        .filter(|e| e["event"] == "task_finished" && e["cached"] == false)
+        .collect();
+    assert_eq!(judged.len(), 10, "only the failed units run again");
+    assert!(judged.iter().all(|e| e["model"] == "flaky-api"));
+    let board = &events.last().unwrap()["leaderboard"];
+    let flaky = ["ranked", "partial", "controls"]
+        .iter()
+        .flat_map(|s| board[s].as_array().unwrap().iter())
+        .find(|r| r["record"]["model"] == "flaky-api")
+        .expect("scored after the retry");
+    assert_eq!(flaky["record"]["overall"]["total"], 10);
+    assert!(
+        flaky["record"]["reasons"].get("api_error").is_none(),
+        "{flaky}"
+    );
 }

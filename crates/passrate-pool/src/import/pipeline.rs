@@ -14,7 +14,6 @@ use super::humaneval::HumanEvalProblem;
 use super::{ImportError, RawTask, classeval, derived, humaneval, mbpp, quixbugs, read_jsonl};
 use crate::cache::{Cache, CacheStats};
 use crate::exec::Executor;
-use crate::rotation::{INITIAL_RESERVE_SHARE, RotationState, initial_reserve};
 use crate::storage::{LicenseFile, Pool};
 use crate::validate::{Recorded, validate_with};
 
@@ -339,15 +338,7 @@ pub fn import(
     report.accepted = validation.accepted.len();
     report.cache = cache.stats();
 
-    let pool = Pool::from_tasks(validation.accepted, RotationState::default())?;
-    let reserve = initial_reserve(&pool, INITIAL_RESERVE_SHARE);
-    let pool = Pool::from_tasks(
-        pool.tasks().to_vec(),
-        RotationState {
-            reserve,
-            ..RotationState::default()
-        },
-    )?;
+    let pool = Pool::new(validation.accepted)?;
     let licenses = read_licenses(data)?;
     Ok((pool, licenses, report))
 }

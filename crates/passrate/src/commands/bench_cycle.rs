@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use passrate_engine::Timings;
 use passrate_schema::exit;
 
-use super::run::{self, StoreArgs, runtime};
+use super::run::{self, ScheduleArgs, StoreArgs, runtime};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -65,7 +65,10 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             data_dir: Some(dir.clone()),
         },
         size: args.size,
-        shares: args.shares,
+        schedule: ScheduleArgs {
+            shares: args.shares,
+            ..ScheduleArgs::default()
+        },
         refresh: false,
         reuse_answers_from: None,
         json: false,

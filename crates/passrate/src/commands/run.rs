@@ -11,14 +11,15 @@ use std::time::Instant;
 
 use anyhow::{Context, anyhow};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
-use passrate_engine::{AnswerSource, Cycle, CycleOptions, EventSink, graded_sample_config};
+use passrate_engine::{AnswerSource, Cycle, CycleOptions, EventSink};
 use passrate_models::{CacheMode, Model, ModelsConfig, process_env};
-use passrate_pool::{Pool, SampleConfig, current_week, parse_week};
+use passrate_pool::{Pool, current_week, parse_week};
 use passrate_runner::{Runner, RunnerOptions};
 use passrate_sandbox::{Sandbox, SandboxConfig};
-use passrate_schema::{Category, RunEvent, exit};
+use passrate_schema::{RunEvent, exit};
 use passrate_store::Store;
 
+pub use super::sample::ScheduleArgs;
 pub use super::store_args::StoreArgs;
 
 #[derive(clap::Args, Debug)]
@@ -38,10 +39,9 @@ pub struct Args {
     /// Tasks in the sample.
     #[arg(long, default_value_t = passrate_pool::sample::DEFAULT_SAMPLE_SIZE)]
     pub size: usize,
-    /// Category weight, e.g. `--share bug_fixing=2` or `=0` to leave one out (default: 1 for
-    /// each graded category, 0 for those without a grader yet).
-    #[arg(long = "share", value_name = "CATEGORY=WEIGHT")]
-    pub shares: Vec<String>,
+    /// Category shares, the rotation and the drift panel.
+    #[command(flatten)]
+    pub schedule: ScheduleArgs,
     /// Ask models again instead of using cached answers (units already stored in this run
     /// stay as they are: results are append-only).
     #[arg(long)]
@@ -76,23 +76,6 @@ pub fn bundled_models() -> anyhow::Result<PathBuf> {
         "no bundled models.toml (looked in {}); pass --models",
         repo.display()
     ))
-}
-
-pub fn sample_config(size: usize, shares: &[String]) -> anyhow::Result<SampleConfig> {
-    let mut config = SampleConfig {
-        size,
-        ..graded_sample_config()
-    };
-    let mut weights: BTreeMap<Category, u32> = config.category_shares.clone();
-    for share in shares {
-        let (name, weight) = share
-            .split_once('=')
-            .ok_or_else(|| anyhow!("--share expects CATEGORY=WEIGHT, got `{share}`"))?;
-        let category = Category::parse(name).ok_or_else(|| anyhow!("unknown category `{name}`"))?;
-        weights.insert(category, weight.parse()?);
-    }
-    config.category_shares = weights;
-    Ok(config)
 }
 
 /// Everything a cycle needs, built from the arguments.
@@ -135,7 +118,7 @@ pub fn prepare(args: &Args, store: Store) -> anyhow::Result<Prepared> {
     let runner = Runner::new(sandbox, RunnerOptions::default());
     let sandbox_ms = ms(clock.elapsed());
     let mut options = CycleOptions::new(week);
-    options.sample = sample_config(args.size, &args.shares)?;
+    options.sample = args.schedule.config(args.size)?;
     options.reuse_answers_from = args.reuse_answers_from.clone();
     options.cache_mode = if args.refresh {
         CacheMode::Refresh

@@ -32,18 +32,31 @@ pub struct Args {
 /// drift panel with its shares (panel tasks never rotate, so they shape the rotation).
 #[derive(clap::Args, Debug, Clone)]
 pub struct ScheduleArgs {
-    /// Category weight, e.g. `--share bug_fixing=2` (default: 1 each).
+    /// Category weight, e.g. `--share bug_fixing=2` or `=0` to leave one out (default: 1
+    /// each).
     #[arg(long = "share", value_name = "CATEGORY=WEIGHT")]
-    shares: Vec<String>,
+    pub shares: Vec<String>,
     /// Share of the active tasks that retires each week, in (0, 0.5].
     #[arg(long, default_value_t = DEFAULT_RATE)]
-    rotation_rate: f64,
+    pub rotation_rate: f64,
     /// Weeks a retired task stays out of the sample.
     #[arg(long, default_value_t = DEFAULT_WEEKS_OUT)]
-    weeks_out: u32,
+    pub weeks_out: u32,
     /// Tasks on the drift panel (0: no panel).
     #[arg(long, default_value_t = passrate_pool::panel::DEFAULT_PANEL_SIZE)]
-    panel_size: usize,
+    pub panel_size: usize,
+}
+
+impl Default for ScheduleArgs {
+    /// The command line's defaults.
+    fn default() -> Self {
+        ScheduleArgs {
+            shares: Vec::new(),
+            rotation_rate: DEFAULT_RATE,
+            weeks_out: DEFAULT_WEEKS_OUT,
+            panel_size: passrate_pool::panel::DEFAULT_PANEL_SIZE,
+        }
+    }
 }
 
 impl ScheduleArgs {

@@ -7,13 +7,15 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use passrate_pool::{Pool, RotationState, tier_for};
+use passrate_pool::{Pool, tier_for};
 use passrate_schema::{
     Category, CategoryData, Expected, IntakeFactors, Language, Param, Signature, Source,
     TASK_FORMAT_VERSION, Task, TestCase, TestForm, Value, Variant, Visibility,
 };
 
-pub const WEEK: &str = "2026-W10";
+/// A week in which no task of the fixture's two-task cells is retired (weeks 12–15 of each
+/// 32-week rotation cycle have both phases of a two-task cell active).
+pub const WEEK: &str = "2026-W14";
 
 /// Factors that give each tier under the documented rule.
 fn factors(tier: u8) -> IntakeFactors {
@@ -342,8 +344,7 @@ pub fn tasks() -> Vec<Task> {
 
 /// Writes the fixture pool to `dir`.
 pub fn write_pool(dir: &Path) -> PathBuf {
-    let pool =
-        Pool::from_tasks(tasks(), RotationState::default()).expect("fixture tasks are valid");
+    let pool = Pool::new(tasks()).expect("fixture tasks are valid");
     pool.save(dir, &[]).expect("pool saves");
     dir.to_path_buf()
 }
@@ -379,9 +380,14 @@ pub fn write_models(dir: &Path, flaky: bool) -> PathBuf {
         script.display()
     );
     if flaky {
-        toml.push_str(
-            "\n[[model]]\nid = \"flaky-api\"\nadapter = \"command\"\ncommand = [\"sh\", \"-c\", \"exit 75\"]\nmax_retries = 1\nretry_base_s = 0.01\n",
-        );
+        // The script is rewritten by tests in which the API recovers (same command line, so
+        // the same run resumes).
+        let flaky = dir.join("flaky.sh");
+        fs_err::write(&flaky, "exit 75\n").expect("write flaky.sh");
+        toml.push_str(&format!(
+            "\n[[model]]\nid = \"flaky-api\"\nadapter = \"command\"\ncommand = [\"sh\", \"{}\"]\nmax_retries = 1\nretry_base_s = 0.01\n",
+            flaky.display()
+        ));
     }
     let path = dir.join("models.toml");
     fs_err::write(&path, toml).expect("write models.toml");
@@ -398,6 +404,9 @@ pub fn run_args(pool: &Path, models: &Path, data: &Path) -> Vec<String> {
         WEEK,
         "--size",
         "10",
+        // Twelve tasks leave none for a drift panel.
+        "--panel-size",
+        "0",
         "--share",
         "algorithm_implementation=0",
         "--share",
@@ -434,4 +443,138 @@ pub fn passrate() -> std::process::Command {
         cmd.env_remove(var);
     }
     cmd
+}
+
+/// `n` function-completion tasks `e2e/plus_<k>` (`plus_k(x) = x + k`), a third in each tier,
+/// each its own family: a pool large enough for a weekly sample, the drift panel and the
+/// rotation together, cheap to judge.
+pub fn plus_tasks(n: usize) -> Vec<Task> {
+    (0..n)
+        .map(|k| {
+            let entry = format!("plus_{k}");
+            let f = factors(1 + (k % 3) as u8);
+            let signature = Signature {
+                params: vec![Param {
+                    name: "x".to_string(),
+                    ty: None,
+                }],
+                returns: None,
+            };
+            let variant = Variant {
+                prompt: format!("def {entry}(x):\n    \"\"\"Return x + {k}.\"\"\"\n"),
+                entry_point: entry.clone(),
+                class_name: None,
+                signature,
+                reference_solution: format!("def {entry}(x):\n    return x + {k}\n"),
+                given_code: None,
+                faulty_variants: vec![format!("def {entry}(x):\n    return x - {k} - 1\n")],
+                preamble: None,
+            };
+            let k = k as i64;
+            Task {
+                format_version: TASK_FORMAT_VERSION,
+                id: format!("e2e/plus_{k}"),
+                version: 1,
+                category: Category::FunctionCompletion,
+                tier: tier_for(&f),
+                factors: f,
+                source: Source {
+                    dataset: "passrate-e2e".to_string(),
+                    upstream_id: format!("plus_{k}"),
+                    license: "MIT".to_string(),
+                },
+                variants: BTreeMap::from([(Language::Python, variant)]),
+                tests: vec![
+                    call(vec![int(1)], int(1 + k)),
+                    call(vec![int(-5)], int(k - 5)),
+                    call(vec![int(100)], int(100 + k)),
+                ],
+                comparator: Default::default(),
+                category_data: CategoryData::default(),
+                limits: Default::default(),
+                calibration: Default::default(),
+            }
+        })
+        .collect()
+}
+
+/// A command model for `plus_tasks` whose behaviour a file decides, read at every request (so
+/// a test can change the model behind an unchanged identifier, as a provider might):
+/// - `good`: the right function;
+/// - `swapped`: another model: wrong for even k, the same function written differently for
+///   odd k;
+/// - `prose`: a refusal in prose;
+/// - `half`: the right function for even k, no answer for odd k (partial coverage).
+pub const PLUS_MODEL: &str = r#"
+import json, sys
+request = json.load(sys.stdin)
+mode = open(sys.argv[1]).read().strip()
+entry = request["entry_point"]
+k = int(entry.split("_")[1])
+if mode == "good":
+    body = "def %s(x):\n    return x + %d\n" % (entry, k)
+elif mode == "swapped":
+    if k % 2 == 0:
+        body = "def %s(x):\n    return x + %d + 1\n" % (entry, k)
+    else:
+        body = "def %s(x):\n    y = %d\n    return y + x\n" % (entry, k)
+elif mode == "half":
+    if k % 2 == 1:
+        print(json.dumps({"no_answer": True}))
+        sys.exit(0)
+    body = "def %s(x):\n    return x + %d\n" % (entry, k)
+else:
+    print("I cannot help with that.")
+    sys.exit(0)
+print("```python\n%s```" % body)
+"#;
+
+/// Writes models.toml with one `PLUS_MODEL` command model per `(id, mode file)`, and the
+/// script; returns the models.toml path.
+pub fn write_plus_models(dir: &Path, models: &[(&str, &Path)]) -> PathBuf {
+    let script = dir.join("plus_model.py");
+    fs_err::write(&script, PLUS_MODEL).expect("write script");
+    let mut toml = String::new();
+    for (id, mode) in models {
+        toml.push_str(&format!(
+            "[[model]]\nid = \"{id}\"\nadapter = \"command\"\ncommand = [\"/usr/bin/python3\", \"{}\", \"{}\"]\nconcurrency = 4\n\n",
+            script.display(),
+            mode.display()
+        ));
+    }
+    let path = dir.join("models.toml");
+    fs_err::write(&path, toml).expect("write models.toml");
+    path
+}
+
+/// Writes a pool of `tasks` to `dir`.
+pub fn write_tasks(dir: &Path, tasks: Vec<Task>) -> PathBuf {
+    let pool = Pool::new(tasks).expect("fixture tasks are valid");
+    pool.save(dir, &[]).expect("pool saves");
+    dir.to_path_buf()
+}
+
+/// `passrate run` arguments for a `plus_tasks` pool: 20 tasks a week and a drift panel of 40,
+/// function completion only.
+pub fn plus_run_args(week: &str, pool: &Path, models: &Path, data: &Path) -> Vec<String> {
+    let mut args: Vec<String> = ["run", "--week", week, "--size", "20", "--panel-size", "40"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    for category in Category::ALL {
+        if category != Category::FunctionCompletion {
+            args.push("--share".into());
+            args.push(format!("{}=0", category.as_str()));
+        }
+    }
+    args.extend([
+        "--pool".into(),
+        pool.display().to_string(),
+        "--models".into(),
+        models.display().to_string(),
+        "--data-dir".into(),
+        data.display().to_string(),
+        "--json".into(),
+    ]);
+    args
 }
