@@ -1,9 +1,30 @@
-//! The bundled replay files under `replays/`: built from the public data in
-//! `../shared/data` (or `$PASSRATE_SHARED_DATA`), checked against that build, and loaded
-//! through the replay adapter.
+//! The bundled replay files under `replays/`: pinned by a committed manifest
+//! (`tests/data/bundled-replays.manifest`: content hash and line count of every file), parsed
+//! line by line, and loaded through the replay adapter. These tests need nothing beside the
+//! repository.
 //!
-//! Regenerate with:
-//! `cargo test -p passrate-models --test bundled_replays -- --ignored regenerate`
+//! The two `#[ignore]`d tests rebuild the replays from the public sets: `regenerate` writes
+//! `replays/` and the manifest, `committed_replays_match_what_the_builder_produces` checks the
+//! committed files equal a fresh build. They read `$PASSRATE_SHARED_DATA`, else
+//! `../shared/data` beside the repository, laid out as below (each directory with the
+//! upstream LICENSE, and `mxeval/NOTICE`; the commits are in `replays/README.md`):
+//!
+//! - `samples/reflexion-gpt4/humaneval_py_simple_gpt-4.jsonl`: noahshinn/reflexion @ 218cf0ef,
+//!   `programming_runs/root/simple_human_eval_py_logging/` (MIT);
+//! - `samples/codet-codegen16b/`: microsoft/CodeT @ 35f54d60, `CodeT/data/generated_data/
+//!   HumanEval_codegen16B_temp0.8_topp0.95_num100_max300_code_solution.jsonl` and
+//!   `CodeT/data/dataset/HumanEval_for_code_generation.jsonl` (MIT);
+//! - `classeval/model_output_v1.0.0/<model>_class_H_greedy.predict.jsonl`: FudanSELab/ClassEval
+//!   @ eaeac44d, `output/model_output_v1.0.0/<model>_class_H_greedy.json` reduced to one
+//!   `{"task_id", "predict"}` object per line (MIT);
+//! - `mxeval/mbxp/{mbpp_release_v1,mbjsp_release_v1.2,mbjp_release_v1.2}.jsonl` and
+//!   `mxeval/mbxp/examples/{mbpp,mbjsp,mbjp}_samples.jsonl`: amazon-science/mxeval @ e09974f9,
+//!   `data/mbxp/` (repository Apache-2.0, MBXP data CC-BY-4.0 in `mbxp/LICENSE`).
+//!
+//! ```sh
+//! cargo test -p passrate-models --test bundled_replays -- --ignored regenerate
+//! cargo test -p passrate-models --test bundled_replays -- --ignored committed_replays_match
+//! ```
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::{Read, Write};
@@ -283,6 +304,51 @@ fn committed_files() -> Result<BTreeSet<PathBuf>> {
     Ok(files)
 }
 
+fn manifest_path() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/bundled-replays.manifest")
+}
+
+/// One manifest line: `<blake3 of the content> <lines> <path under replays/>`, the content of
+/// a gzipped file being its decompressed bytes.
+fn manifest_line(path: &Path, content: &[u8]) -> String {
+    let lines = content.iter().filter(|&&b| b == b'\n').count();
+    format!(
+        "{} {lines} {}\n",
+        blake3::hash(content).to_hex(),
+        path.display()
+    )
+}
+
+/// The manifest of what the builder makes, sorted by path.
+fn built_manifest(models: &[Built], licenses: &Licenses) -> String {
+    let mut lines = BTreeMap::new();
+    for model in models {
+        let text = model.jsonl();
+        let name = file_name(model, &text);
+        lines.insert(name.clone(), manifest_line(&name, text.as_bytes()));
+    }
+    for (path, bytes) in licenses {
+        lines.insert(path.clone(), manifest_line(path, bytes));
+    }
+    lines.into_values().collect()
+}
+
+/// A committed file's content (decompressed when gzipped).
+fn committed_content(name: &Path) -> Result<Vec<u8>> {
+    let bytes = fs_err::read(replays_dir().join(name))?;
+    if name.extension().is_some_and(|e| e == "gz") {
+        // Content, not compressed bytes: those depend on the deflate backend.
+        gunzip(&bytes)
+    } else {
+        Ok(bytes)
+    }
+}
+
+fn is_replay(name: &Path) -> bool {
+    let name = name.to_string_lossy();
+    name.ends_with(".jsonl") || name.ends_with(".jsonl.gz")
+}
+
 #[test]
 #[ignore = "writes replays/; run to regenerate after a data or format change"]
 fn regenerate() -> Result<()> {
@@ -303,6 +369,8 @@ fn regenerate() -> Result<()> {
             fs_err::write(&path, text)?;
         }
     }
+    fs_err::create_dir_all(manifest_path().parent().unwrap())?;
+    fs_err::write(manifest_path(), built_manifest(&models, &licenses))?;
     for (path, bytes) in licenses {
         fs_err::write(root.join(path), bytes)?;
     }
@@ -310,28 +378,21 @@ fn regenerate() -> Result<()> {
 }
 
 #[test]
+#[ignore = "needs the public sets (../shared/data or $PASSRATE_SHARED_DATA), not in the repository"]
 fn committed_replays_match_what_the_builder_produces() -> Result<()> {
     let data = data_dir();
     ensure!(
         data.join("SOURCES.json").exists(),
-        "the source data is not at {} (set PASSRATE_SHARED_DATA)",
+        "the source data is not at {} (set PASSRATE_SHARED_DATA; see this file's header)",
         data.display()
     );
     let (models, licenses) = build(&data)?;
-    let root = replays_dir();
     let mut expected = BTreeSet::new();
     for model in &models {
         let text = model.jsonl();
         let name = file_name(model, &text);
-        let bytes = fs_err::read(root.join(&name))?;
-        let committed = if name.extension().is_some_and(|e| e == "gz") {
-            // Compare content, not compressed bytes: those depend on the deflate backend.
-            gunzip(&bytes)?
-        } else {
-            bytes
-        };
         ensure!(
-            committed == text.as_bytes(),
+            committed_content(&name)? == text.as_bytes(),
             "{} differs from the build; run the ignored `regenerate` test",
             name.display()
         );
@@ -339,7 +400,7 @@ fn committed_replays_match_what_the_builder_produces() -> Result<()> {
     }
     for (path, bytes) in &licenses {
         ensure!(
-            fs_err::read(root.join(path))? == *bytes,
+            fs_err::read(replays_dir().join(path))? == *bytes,
             "{} differs from its source",
             path.display()
         );
@@ -352,6 +413,82 @@ fn committed_replays_match_what_the_builder_produces() -> Result<()> {
         committed.difference(&expected).collect::<Vec<_>>(),
         expected.difference(&committed).collect::<Vec<_>>()
     );
+    ensure!(
+        fs_err::read_to_string(manifest_path())? == built_manifest(&models, &licenses),
+        "{} differs from the build; run the ignored `regenerate` test",
+        manifest_path().display()
+    );
+    Ok(())
+}
+
+/// Without the sources: every data file under `replays/` is in the manifest with the same
+/// content hash and line count (and nothing else is there), and every replay line parses,
+/// names a language and sample 0, and answers a unit no other line answers.
+#[test]
+fn committed_replays_match_their_manifest() -> Result<()> {
+    let manifest = fs_err::read_to_string(manifest_path())?;
+    let mut listed = BTreeMap::new();
+    for line in manifest.lines() {
+        let path = line
+            .splitn(3, ' ')
+            .nth(2)
+            .with_context(|| format!("malformed manifest line {line:?}"))?;
+        ensure!(
+            listed.insert(PathBuf::from(path), line).is_none(),
+            "{path} is listed twice"
+        );
+    }
+    let committed = committed_files()?;
+    let listed_paths: BTreeSet<PathBuf> = listed.keys().cloned().collect();
+    ensure!(
+        committed == listed_paths,
+        "replays/ holds {:?} that the manifest does not list, and lacks {:?}",
+        committed.difference(&listed_paths).collect::<Vec<_>>(),
+        listed_paths.difference(&committed).collect::<Vec<_>>()
+    );
+    ensure!(
+        listed.keys().filter(|p| is_replay(p)).count() == 8,
+        "the manifest lists {} replay files, not 8",
+        listed.keys().filter(|p| is_replay(p)).count()
+    );
+    for (path, line) in &listed {
+        let content = committed_content(path)?;
+        let actual = manifest_line(path, &content);
+        ensure!(
+            actual.trim_end() == *line,
+            "{} does not match the manifest (committed {}, listed {line}); replays/ is \
+             generated: run the ignored `regenerate` test instead of editing it",
+            path.display(),
+            actual.trim_end()
+        );
+        if !is_replay(path) {
+            continue;
+        }
+        let text = String::from_utf8(content)
+            .with_context(|| format!("{} is not UTF-8", path.display()))?;
+        let mut units = BTreeSet::new();
+        for (i, raw) in text.lines().enumerate() {
+            let at = || format!("{}:{}", path.display(), i + 1);
+            let parsed: ReplayLine = serde_json::from_str(raw).with_context(at)?;
+            let language = parsed
+                .language
+                .with_context(|| format!("{}: no language", at()))?;
+            ensure!(
+                parsed.sample_index == Some(0),
+                "{}: sample {:?}",
+                at(),
+                parsed.sample_index
+            );
+            ensure!(!parsed.text.is_empty(), "{}: empty answer", at());
+            ensure!(
+                units.insert((parsed.task.clone(), language)),
+                "{}: a second answer for {} in {language}",
+                at(),
+                parsed.task
+            );
+        }
+        ensure!(!units.is_empty(), "{} holds no answer", path.display());
+    }
     Ok(())
 }
 

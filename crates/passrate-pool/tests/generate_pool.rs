@@ -4,7 +4,28 @@
 //! data directory (`$PASSRATE_DATA`, else ../shared/data) through the sandboxed runner, with
 //! the intake cache in `target/pool-cache`. `passrate pool import` does the same with
 //! options and progress output; prefer it. Ignored by default: it runs every reference
-//! solution (minutes, needs the sandbox).
+//! solution (minutes, needs the sandbox) and reads public sets that are not in the repository.
+//!
+//! The data directory holds copies of these upstream files (directory: repository @ commit,
+//! upstream paths), each directory with the upstream LICENSE (`mbpp/NOTICE.md`, and
+//! `mxeval/NOTICE` and `mxeval/mbxp/LICENSE`), which the pool ships in `pool/licenses/`:
+//!
+//! - `humaneval/`: openai/human-eval @ 6d43fb98, `data/HumanEval.jsonl.gz` (MIT);
+//! - `humanevalplus/`: evalplus/humanevalplus_release @ 200defce (v0.1.10),
+//!   `HumanEvalPlus.jsonl.gz` and `HumanEvalPlus-OriginFmt.jsonl.gz` (Apache-2.0);
+//! - `humanevalpack/{python,js,java}/humanevalpack.jsonl`: bigcode-project/octopack @ e17a8f64,
+//!   `evaluation/create/humaneval-x/data/<lang>/data/humanevalpack.jsonl` (MIT);
+//! - `humaneval-x/`: THUDM/CodeGeeX @ 2838420b, `codegeex/benchmark/humaneval-x/` (Apache-2.0,
+//!   licence only);
+//! - `mbpp/mbpp.jsonl`: google-research `mbpp/` (CC-BY-4.0), as vendored by patdfb/TPC-EES @
+//!   30c8c572;
+//! - `mbppplus/`: evalplus/mbppplus_release @ dadf43da (v0.2.0), `MbppPlus.jsonl.gz` and
+//!   `MbppPlus-OriginFmt.jsonl.gz` (Apache-2.0);
+//! - `mxeval/mbxp/`: amazon-science/mxeval @ e09974f9, `data/mbxp/*_release_v1*.jsonl`
+//!   (repository Apache-2.0, MBXP data CC-BY-4.0);
+//! - `quixbugs/quixbugs.jsonl`: jkoppel/QuixBugs @ 4257f44b (MIT), its programs and tests
+//!   collected into one JSON Lines file;
+//! - `classeval/ClassEval_data.json`: FudanSELab/ClassEval @ eaeac44d, `data/` (MIT).
 
 use std::path::Path;
 use std::time::Instant;

@@ -1,44 +1,123 @@
-//! HumanEvalPack through the real sandbox: tasks are built the intake way (record the calls
-//! the dataset's check code makes on the canonical solution; Java gets the Python inputs and
-//! its expected values from its own reference via `run_calls`), then every canonical solution
-//! must pass and every buggy solution must fail. The builders live in
-//! `passrate_runner::humaneval` (shared with `passrate bench runner`).
+//! HumanEvalPack's canonical and buggy solutions through the real sandbox, in Python,
+//! JavaScript and Java, taken from the bundled pool: every bug-fixing task of
+//! `pool/tasks/humanevalfix.jsonl.gz` carries, per language, HumanEvalPack's canonical
+//! solution (`reference_solution`), its buggy solution (`faulty_variants`) and the inputs intake
+//! recorded. From those inputs each task is built the intake way again: Python records the
+//! calls a HumanEval-style `check(candidate)` makes on the canonical solution (`record_calls`;
+//! the recorded arguments and values must be the pool's), JavaScript and Java get their
+//! expected values from their own canonical solution (`run_calls`). Then every canonical
+//! solution must pass and every buggy solution must fail.
 //!
-//! Python and JavaScript run all 164 problems; Java (a cold javac per execution) runs every
-//! sixteenth problem unless `PASSRATE_FULL_HUMANEVALPACK=1`.
+//! Nothing beside the repository is read. Java (a cold javac per execution) runs every tenth
+//! task unless `PASSRATE_FULL_HUMANEVALPACK=1`. The same checks over the whole upstream
+//! dataset (164 problems, its own check code) are `passrate bench runner`; the pool itself is
+//! rebuilt from HumanEvalPack by `crates/passrate-pool/tests/generate_pool.rs`.
 
 mod common;
 
-use std::path::PathBuf;
+use std::path::Path;
+use std::process::Command;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use common::{runner, task, variant};
 use passrate_runner::RecordedCall;
-use passrate_runner::humaneval::{entry_as_declared, tests_from};
-use passrate_schema::{Language, Reason, Task, Value};
-use serde_json::Value as Json;
+use passrate_runner::humaneval::tests_from;
+use passrate_schema::{Expected, Language, Reason, Task, TestForm, Value};
 
-fn data_dir() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/humanevalpack");
+/// The pool's HumanEvalFix tasks (decompressed with `gzip`: this crate has no gzip reader).
+fn pool_tasks() -> Vec<Task> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../pool/tasks/humanevalfix.jsonl.gz");
+    let output = Command::new("gzip")
+        .arg("-dc")
+        .arg(&path)
+        .output()
+        .unwrap_or_else(|e| panic!("gzip -dc {}: {e}", path.display()));
     assert!(
-        dir.is_dir(),
-        "HumanEvalPack data missing at {}",
-        dir.display()
+        output.status.success(),
+        "gzip -dc {}: {}",
+        path.display(),
+        String::from_utf8_lossy(&output.stderr)
     );
-    dir
-}
-
-fn load(lang: &str) -> Vec<Json> {
-    let text =
-        fs_err::read_to_string(data_dir().join(lang).join("humanevalpack.jsonl")).expect("dataset");
+    let text = String::from_utf8(output.stdout).expect("UTF-8");
     text.lines()
-        .map(|l| serde_json::from_str(l).expect("jsonl"))
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).expect("a pool task"))
         .collect()
 }
 
-fn field<'a>(j: &'a Json, name: &str) -> &'a str {
-    j[name].as_str().unwrap_or_else(|| panic!("missing {name}"))
+/// The tasks with a `language` variant, checking the pool still has about as many as today
+/// (Python 163, JavaScript 117, Java 95), each with a buggy variant.
+fn tasks_in(language: Language, at_least: usize) -> Vec<Task> {
+    let tasks: Vec<Task> = pool_tasks()
+        .into_iter()
+        .filter(|t| t.variants.contains_key(&language))
+        .collect();
+    assert!(
+        tasks.len() >= at_least,
+        "{} HumanEvalFix tasks in {language}, expected at least {at_least}",
+        tasks.len()
+    );
+    for t in &tasks {
+        assert!(
+            !t.variants[&language].faulty_variants.is_empty(),
+            "{} {language}: no buggy variant",
+            t.id
+        );
+    }
+    tasks
+}
+
+/// The pool's call tests that apply to `language`: (arguments, expected value).
+fn pool_calls(t: &Task, language: Language) -> Vec<(Vec<Value>, Expected)> {
+    t.tests
+        .iter()
+        .filter(|c| c.languages.is_empty() || c.languages.contains(&language))
+        .map(|c| match &c.form {
+            TestForm::Call { args, expected } => (args.clone(), expected.clone()),
+            other => panic!("{}: not a call test: {other:?}", t.id),
+        })
+        .collect()
+}
+
+/// `value` as a Python literal.
+fn python_literal(value: &Value) -> String {
+    let items = |vs: &[Value]| vs.iter().map(python_literal).collect::<Vec<_>>().join(", ");
+    match value {
+        Value::Null => "None".to_owned(),
+        Value::Bool(b) => if *b { "True" } else { "False" }.to_owned(),
+        Value::Int(i) => i.to_string(),
+        Value::Float(f) if f.is_nan() => "float('nan')".to_owned(),
+        Value::Float(f) if f.is_infinite() => {
+            format!("{}float('inf')", if *f < 0.0 { "-" } else { "" })
+        }
+        Value::Float(f) => format!("{f:?}"),
+        // A JSON string is a valid Python string literal.
+        Value::Str(s) => serde_json::to_string(s).expect("a string serialises"),
+        Value::List(vs) => format!("[{}]", items(vs)),
+        Value::Tuple(vs) if vs.len() == 1 => format!("({},)", items(vs)),
+        Value::Tuple(vs) => format!("({})", items(vs)),
+        Value::Set(vs) if vs.is_empty() => "set()".to_owned(),
+        Value::Set(vs) => format!("{{{}}}", items(vs)),
+        Value::Map(kvs) => {
+            let kvs: Vec<String> = kvs
+                .iter()
+                .map(|(k, v)| format!("{}: {}", python_literal(k), python_literal(v)))
+                .collect();
+            format!("{{{}}}", kvs.join(", "))
+        }
+        Value::Opaque(s) => panic!("an opaque value in a pool test: {s}"),
+    }
+}
+
+/// HumanEval-style check code making `calls` on `candidate`.
+fn python_check(calls: &[(Vec<Value>, Expected)]) -> String {
+    let mut code = String::from("def check(candidate):\n    pass\n");
+    for (args, _) in calls {
+        let args: Vec<String> = args.iter().map(python_literal).collect();
+        code.push_str(&format!("    candidate({})\n", args.join(", ")));
+    }
+    code
 }
 
 /// Runs `work` over `0..n` on a few threads (the sandbox bounds real concurrency).
@@ -59,176 +138,120 @@ fn parallel(n: usize, work: impl Fn(usize) + Sync) {
     });
 }
 
-/// Judges the canonical and the buggy solution of one built task; returns problems found.
-fn judge_pair(task: &Task, language: Language, canonical: &str, buggy: &str) -> Vec<String> {
+/// Judges the canonical solution and every buggy one of one built task; returns problems.
+fn judge(t: &Task, language: Language, canonical: &str, buggy: &[String]) -> Vec<String> {
     let r = runner();
     let mut problems = Vec::new();
-    match r.evaluate(task, language, canonical) {
+    match r.evaluate(t, language, canonical) {
         Ok(v) if v.passed() => {}
-        Ok(v) => problems.push(format!(
-            "{} canonical: {} {:?}",
-            task.id, v.reason, v.detail
-        )),
-        Err(e) => problems.push(format!("{} canonical: error {e}", task.id)),
+        Ok(v) => problems.push(format!("{} canonical: {} {:?}", t.id, v.reason, v.detail)),
+        Err(e) => problems.push(format!("{} canonical: error {e}", t.id)),
     }
-    match r.evaluate(task, language, buggy) {
-        Ok(v) if !v.passed() && v.reason != Reason::SandboxError => {}
-        Ok(v) => problems.push(format!("{} buggy: {}", task.id, v.reason)),
-        Err(e) => problems.push(format!("{} buggy: error {e}", task.id)),
+    for (k, code) in buggy.iter().enumerate() {
+        match r.evaluate(t, language, code) {
+            Ok(v) if !v.passed() && v.reason != Reason::SandboxError => {}
+            Ok(v) => problems.push(format!("{} buggy #{k}: {}", t.id, v.reason)),
+            Err(e) => problems.push(format!("{} buggy #{k}: error {e}", t.id)),
+        }
     }
     problems
 }
 
-fn record_and_judge(language: Language, dir: &str) {
-    let items = load(dir);
-    assert_eq!(items.len(), 164);
-    let problems = Mutex::new(Vec::new());
-    let skipped = Mutex::new(Vec::new());
-    parallel(items.len(), |i| {
-        let item = &items[i];
-        let id = field(item, "task_id");
-        let canonical = format!(
-            "{}{}",
-            field(item, "prompt"),
-            field(item, "canonical_solution")
-        );
-        let entry = entry_as_declared(field(item, "prompt"), field(item, "entry_point"));
-        let entry = entry.as_str();
-        let buggy = format!("{}{}", field(item, "prompt"), field(item, "buggy_solution"));
-        let calls = match runner().record_calls(language, &canonical, entry, field(item, "test")) {
-            Ok(calls) => calls,
-            Err(e) => {
-                skipped.lock().unwrap().push(format!("{id}: {e}"));
-                return;
-            }
-        };
-        if calls.is_empty() {
-            problems
-                .lock()
-                .unwrap()
-                .push(format!("{id}: no calls recorded"));
-            return;
+/// Records the calls of one pool task in `language` on its canonical solution (Python through
+/// check code, the others on the inputs), builds a task from them and judges it.
+fn record_and_judge(pool_task: &Task, language: Language) -> Vec<String> {
+    let id = &pool_task.id;
+    let v = &pool_task.variants[&language];
+    let canonical = &v.reference_solution;
+    let class_name = v.class_name.as_deref();
+    let calls = pool_calls(pool_task, language);
+    if calls.is_empty() {
+        return vec![format!("{id} {language}: no call test")];
+    }
+    let recorded = if language == Language::Python {
+        let recorded =
+            match runner().record_calls(language, canonical, &v.entry_point, &python_check(&calls))
+            {
+                Ok(r) => r,
+                Err(e) => return vec![format!("{id}: recording failed: {e}")],
+            };
+        let as_pool: Vec<(Vec<Value>, Expected)> = recorded
+            .iter()
+            .map(|c| {
+                let expected = match &c.outcome {
+                    Ok(v) => Expected::Returns(v.clone()),
+                    Err(e) => Expected::Raises(e.kind.clone()),
+                };
+                (c.args.clone(), expected)
+            })
+            .collect();
+        if as_pool != calls {
+            return vec![format!(
+                "{id}: recorded {as_pool:?}\n  but the pool holds {calls:?}"
+            )];
         }
-        let t = task(
-            id,
-            vec![(language, variant(entry, None, &canonical))],
-            tests_from(&calls),
-        );
-        problems
-            .lock()
-            .unwrap()
-            .extend(judge_pair(&t, language, &canonical, &buggy));
+        recorded
+    } else {
+        let inputs: Vec<Vec<Value>> = calls.into_iter().map(|(args, _)| args).collect();
+        let outcomes =
+            match runner().run_calls(language, canonical, &v.entry_point, class_name, &inputs) {
+                Ok(o) => o,
+                Err(e) => return vec![format!("{id} {language}: run_calls failed: {e}")],
+            };
+        // Inputs a Java signature cannot take are not tests (intake drops them too).
+        inputs
+            .into_iter()
+            .zip(outcomes)
+            .filter(|(_, o)| !matches!(o, Err(e) if e.kind == "ArgumentDecodeError"))
+            .map(|(args, outcome)| RecordedCall { args, outcome })
+            .collect()
+    };
+    if recorded.is_empty() {
+        return vec![format!("{id} {language}: no input decodes")];
+    }
+    let built = task(
+        id,
+        vec![(language, variant(&v.entry_point, class_name, canonical))],
+        tests_from(&recorded),
+    );
+    judge(&built, language, canonical, &v.faulty_variants)
+}
+
+fn check_language(language: Language, at_least: usize, sample: bool) {
+    let tasks = tasks_in(language, at_least);
+    let full = std::env::var("PASSRATE_FULL_HUMANEVALPACK").is_ok_and(|v| v == "1");
+    let picked: Vec<&Task> = tasks
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| full || !sample || k % 10 == 3)
+        .map(|(_, t)| t)
+        .collect();
+    let problems = Mutex::new(Vec::new());
+    parallel(picked.len(), |k| {
+        let found = record_and_judge(picked[k], language);
+        problems.lock().unwrap().extend(found);
     });
     let problems = problems.into_inner().unwrap();
-    let skipped = skipped.into_inner().unwrap();
     assert!(
         problems.is_empty(),
-        "{} problems:\n{}",
+        "{} problems in {language} ({} tasks):\n{}",
         problems.len(),
+        picked.len(),
         problems.join("\n")
-    );
-    // JavaScript/162 needs the npm package js-md5, which the sandbox does not provide.
-    assert!(
-        skipped.len() <= 1,
-        "recording failed for:\n{}",
-        skipped.join("\n")
     );
 }
 
 #[test]
 fn python_canonical_pass_and_buggy_fail() {
-    record_and_judge(Language::Python, "python");
+    check_language(Language::Python, 160, false);
 }
 
 #[test]
 fn javascript_canonical_pass_and_buggy_fail() {
-    record_and_judge(Language::Javascript, "js");
+    check_language(Language::Javascript, 110, false);
 }
 
 #[test]
-fn java_canonical_pass_and_buggy_fail_on_python_inputs() {
-    let py = load("python");
-    let java = load("java");
-    let full = std::env::var("PASSRATE_FULL_HUMANEVALPACK").is_ok_and(|v| v == "1");
-    let picked: Vec<usize> = (0..164).filter(|i| full || i % 16 == 3).collect();
-    let problems = Mutex::new(Vec::new());
-    let undecodable = Mutex::new(Vec::new());
-    parallel(picked.len(), |k| {
-        let i = picked[k];
-        let (p, j) = (&py[i], &java[i]);
-        let py_code = format!("{}{}", field(p, "prompt"), field(p, "canonical_solution"));
-        let calls = match runner().record_calls(
-            Language::Python,
-            &py_code,
-            field(p, "entry_point"),
-            field(p, "test"),
-        ) {
-            Ok(c) => c,
-            Err(e) => {
-                problems.lock().unwrap().push(format!(
-                    "{}: python recording failed: {e}",
-                    field(p, "task_id")
-                ));
-                return;
-            }
-        };
-        let inputs: Vec<Vec<Value>> = calls.iter().map(|c| c.args.clone()).collect();
-        let id = field(j, "task_id");
-        let canonical = format!(
-            "{}{}",
-            field(j, "declaration"),
-            field(j, "canonical_solution")
-        );
-        let entry = entry_as_declared(field(j, "declaration"), field(j, "entry_point"));
-        let entry = entry.as_str();
-        let buggy = format!("{}{}", field(j, "declaration"), field(j, "buggy_solution"));
-        let outcomes = match runner().run_calls(
-            Language::Java,
-            &canonical,
-            entry,
-            Some("Solution"),
-            &inputs,
-        ) {
-            Ok(o) => o,
-            Err(e) => {
-                problems
-                    .lock()
-                    .unwrap()
-                    .push(format!("{id}: run_calls failed: {e}"));
-                return;
-            }
-        };
-        // Python values a Java signature cannot take (e.g. mixed-type lists) are not tests.
-        let recorded: Vec<RecordedCall> = inputs
-            .into_iter()
-            .zip(outcomes)
-            .filter(|(_, o)| !matches!(o, Err(e) if e.kind == "ArgumentDecodeError"))
-            .map(|(args, outcome)| RecordedCall { args, outcome })
-            .collect();
-        if recorded.is_empty() {
-            undecodable.lock().unwrap().push(id.to_owned());
-            return;
-        }
-        let t = task(
-            id,
-            vec![(Language::Java, variant(entry, Some("Solution"), &canonical))],
-            tests_from(&recorded),
-        );
-        problems
-            .lock()
-            .unwrap()
-            .extend(judge_pair(&t, Language::Java, &canonical, &buggy));
-    });
-    let problems = problems.into_inner().unwrap();
-    assert!(
-        problems.is_empty(),
-        "{} problems:\n{}",
-        problems.len(),
-        problems.join("\n")
-    );
-    let undecodable = undecodable.into_inner().unwrap();
-    assert!(
-        undecodable.len() * 10 <= picked.len(),
-        "inputs not decodable for {undecodable:?}"
-    );
+fn java_canonical_pass_and_buggy_fail() {
+    check_language(Language::Java, 90, true);
 }
