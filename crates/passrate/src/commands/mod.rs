@@ -18,6 +18,7 @@ mod run;
 mod sample;
 mod sandbox;
 mod schema;
+mod serve;
 mod store_args;
 
 #[derive(Parser)]
@@ -55,6 +56,8 @@ enum Command {
     Bench(BenchCommand),
     /// JSON Schemas of the task, verdict, manifest, score record and run event documents.
     Schema(schema::Args),
+    /// The JSON API and the leaderboard site over the store.
+    Serve(serve::Args),
 }
 
 #[derive(Subcommand)]
@@ -84,6 +87,7 @@ pub fn main() -> i32 {
         Command::History(args) => history::run(args),
         Command::Sandbox(cmd) => sandbox::run(cmd),
         Command::Schema(args) => schema::run(args),
+        Command::Serve(args) => serve::run(args),
         Command::Bench(BenchCommand::Extract(args)) => bench_extract::run(args),
         Command::Bench(BenchCommand::Sandbox(args)) => bench_sandbox::run(args),
         Command::Bench(BenchCommand::Score(args)) => bench_score::run(args),

@@ -1,0 +1,47 @@
+//! `passrate serve`: the JSON API and the leaderboard site over the store the cycle writes.
+//! The store is opened read-only (never created or migrated); the server never runs code.
+
+use std::net::SocketAddr;
+
+use anyhow::Context as _;
+use passrate_schema::exit;
+use passrate_server::AppState;
+
+use super::run::runtime;
+use super::store_args::StoreArgs;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    addr: SocketAddr,
+    #[command(flatten)]
+    store: StoreArgs,
+}
+
+pub fn run(args: Args) -> anyhow::Result<i32> {
+    // Request logs go to stderr; RUST_LOG refines them (default: info).
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    // A subscriber may already be installed (tests embedding the command); keep it then.
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
+    runtime()?.block_on(async {
+        let store = args.store.open_existing().await?;
+        let pool = passrate_pool::Pool::bundled().context("failed to load the bundled pool")?;
+        let listener = tokio::net::TcpListener::bind(args.addr)
+            .await
+            .with_context(|| format!("failed to listen on {}", args.addr))?;
+        let local = listener.local_addr()?;
+        eprintln!(
+            "serving {} on http://{local}/ (API: http://{local}/api/v1/openapi.json); ctrl-c stops",
+            store.location()
+        );
+        let router = passrate_server::router(AppState::new(store.clone(), pool));
+        passrate_server::serve(listener, router, passrate_server::shutdown_signal()).await?;
+        store.close().await;
+        Ok(exit::OK)
+    })
+}
