@@ -52,9 +52,11 @@ fn row<'a>(events: &'a [Json], model: &str) -> &'a Json {
 }
 
 fn run_id(events: &[Json]) -> String {
-    events[0]["run_id"]
-        .as_str()
-        .expect("run_started first")
+    events
+        .iter()
+        .find(|e| e["event"] == "run_started")
+        .and_then(|e| e["run_id"].as_str())
+        .expect("a run_started event")
         .to_string()
 }
 
