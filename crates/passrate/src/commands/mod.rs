@@ -40,7 +40,7 @@ enum Command {
     Check(check::Args),
     /// Extract the candidate code from a model answer and check its format.
     Extract(extract::Args),
-    /// Task pool: stats, show, validate, rotate, import.
+    /// Task pool: stats, show, validate, rotation, import.
     Pool(pool::Args),
     /// Run (or resume) the week's cycle and print its leaderboard.
     Run(run::Args),
