@@ -7,7 +7,7 @@ use axum::extract::{RawQuery, State};
 use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE, ETAG, IF_NONE_MATCH};
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{MethodRouter, get};
+use axum::routing::{MethodRouter, get, post};
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::Serialize;
 
@@ -46,6 +46,8 @@ pub struct Endpoint {
     pub response: fn(&mut SchemaGenerator) -> Schema,
     /// Whether it may answer 503 (the store is unreachable).
     pub may_be_unavailable: bool,
+    /// A write: behind the bearer token, with this request body.
+    pub request: Option<fn(&mut SchemaGenerator) -> Schema>,
     pub route: fn() -> MethodRouter<Shared>,
 }
 
@@ -97,6 +99,7 @@ pub fn endpoints() -> Vec<Endpoint> {
             media_type: "application/json",
             response: schema_of::<Health>,
             may_be_unavailable: true,
+            request: None,
             route: || get(health),
         },
         Endpoint {
@@ -109,6 +112,7 @@ pub fn endpoints() -> Vec<Endpoint> {
             media_type: "text/plain",
             response: text_schema,
             may_be_unavailable: false,
+            request: None,
             route: || get(metrics),
         },
         Endpoint {
@@ -121,6 +125,7 @@ pub fn endpoints() -> Vec<Endpoint> {
             media_type: "application/json",
             response: openapi_schema,
             may_be_unavailable: false,
+            request: None,
             route: || get(openapi),
         },
         Endpoint {
@@ -133,6 +138,7 @@ pub fn endpoints() -> Vec<Endpoint> {
             media_type: "application/json",
             response: schema_of::<Weeks>,
             may_be_unavailable: true,
+            request: None,
             route: || get(weeks),
         },
         Endpoint {
@@ -146,6 +152,7 @@ pub fn endpoints() -> Vec<Endpoint> {
             media_type: "application/json",
             response: schema_of::<views::Board>,
             may_be_unavailable: true,
+            request: None,
             route: || get(leaderboard),
         },
         Endpoint {
@@ -171,6 +178,7 @@ pub fn endpoints() -> Vec<Endpoint> {
             media_type: "application/json",
             response: schema_of::<views::History>,
             may_be_unavailable: true,
+            request: None,
             route: || get(history),
         },
         Endpoint {
@@ -183,6 +191,7 @@ pub fn endpoints() -> Vec<Endpoint> {
             media_type: "application/json",
             response: schema_of::<views::RunView>,
             may_be_unavailable: true,
+            request: None,
             route: || get(run),
         },
         Endpoint {
@@ -195,6 +204,7 @@ pub fn endpoints() -> Vec<Endpoint> {
             media_type: "application/json",
             response: schema_of::<views::Outcomes>,
             may_be_unavailable: true,
+            request: None,
             route: || get(outcomes),
         },
         Endpoint {
@@ -222,6 +232,7 @@ pub fn endpoints() -> Vec<Endpoint> {
             media_type: "application/json",
             response: schema_of::<views::Comparison>,
             may_be_unavailable: true,
+            request: None,
             route: || get(compare),
         },
         Endpoint {
@@ -239,6 +250,7 @@ pub fn endpoints() -> Vec<Endpoint> {
             media_type: "application/json",
             response: schema_of::<views::PoolStats>,
             may_be_unavailable: true,
+            request: None,
             route: || get(pool_stats),
         },
         Endpoint {
@@ -254,7 +266,22 @@ pub fn endpoints() -> Vec<Endpoint> {
             media_type: "application/json",
             response: schema_of::<views::TaskView>,
             may_be_unavailable: false,
+            request: None,
             route: || get(task),
+        },
+        Endpoint {
+            path: "/api/v1/models",
+            method: "post",
+            operation_id: "register_model",
+            summary: "Register an OpenAI-compatible model in the server's models file (bearer \
+                      token; off unless the server was started with one)",
+            path_params: &[],
+            query: &[],
+            media_type: "application/json",
+            response: schema_of::<crate::write::Registered>,
+            may_be_unavailable: false,
+            request: Some(schema_of::<crate::write::RegisterModel>),
+            route: || post(crate::write::register_model),
         },
     ]
 }

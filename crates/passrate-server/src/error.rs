@@ -27,10 +27,23 @@ pub enum ApiError {
     /// No route matches the path.
     #[error("no such endpoint: {path}")]
     NoRoute { path: String },
-    #[error("missing bearer token")]
+    #[error("missing bearer token (send `Authorization: Bearer <token>`)")]
     Unauthorized,
     #[error("the bearer token is not the server's")]
     Forbidden,
+    /// The server was started without a token (or without a models file): writes are off.
+    #[error("writes are disabled on this server (start it with --token-env and --models-file)")]
+    WritesDisabled,
+    #[error("the request body is larger than the {max} bytes this endpoint reads")]
+    BodyTooLarge { max: usize },
+    #[error("{message}")]
+    Conflict {
+        parameter: &'static str,
+        message: String,
+    },
+    /// A well-formed request the models file would not accept.
+    #[error("the registration is invalid: {0}")]
+    Unprocessable(String),
     #[error("failed to read the store")]
     Store(#[from] passrate_store::StoreError),
     #[error("failed to compute the leaderboard")]
@@ -42,8 +55,9 @@ pub enum ApiError {
 /// The JSON body of every error response.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct ErrorBody {
-    /// A stable machine-readable code: `bad_parameter`, `not_found`, `query_too_long`,
-    /// `unauthorized`, `forbidden`, `store_error`, `internal`.
+    /// A stable machine-readable code: `bad_parameter`, `not_found`, `no_route`,
+    /// `query_too_long`, `unauthorized`, `forbidden`, `writes_disabled`, `body_too_large`,
+    /// `conflict`, `invalid_registration`, `store_error`, `internal`.
     pub error: String,
     /// For a person: what was wrong.
     pub message: String,
@@ -66,7 +80,10 @@ impl ApiError {
             ApiError::QueryTooLong { .. } => StatusCode::URI_TOO_LONG,
             ApiError::NotFound { .. } | ApiError::NoRoute { .. } => StatusCode::NOT_FOUND,
             ApiError::Unauthorized => StatusCode::UNAUTHORIZED,
-            ApiError::Forbidden => StatusCode::FORBIDDEN,
+            ApiError::Forbidden | ApiError::WritesDisabled => StatusCode::FORBIDDEN,
+            ApiError::BodyTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::Conflict { .. } => StatusCode::CONFLICT,
+            ApiError::Unprocessable(_) => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::Store(_) | ApiError::Engine(_) | ApiError::Internal { .. } => {
                 StatusCode::INTERNAL_SERVER_ERROR
             }
@@ -81,6 +98,10 @@ impl ApiError {
             ApiError::NoRoute { .. } => "no_route",
             ApiError::Unauthorized => "unauthorized",
             ApiError::Forbidden => "forbidden",
+            ApiError::WritesDisabled => "writes_disabled",
+            ApiError::BodyTooLarge { .. } => "body_too_large",
+            ApiError::Conflict { .. } => "conflict",
+            ApiError::Unprocessable(_) => "invalid_registration",
             ApiError::Store(_) | ApiError::Engine(_) => "store_error",
             ApiError::Internal { .. } => "internal",
         }
@@ -96,6 +117,8 @@ impl ApiError {
             ApiError::BadParameter { parameter, .. } => Some(parameter.clone()),
             ApiError::NotFound { parameter, .. } => Some((*parameter).to_string()),
             ApiError::QueryTooLong { .. } => Some("query".to_string()),
+            ApiError::Conflict { parameter, .. } => Some((*parameter).to_string()),
+            ApiError::BodyTooLarge { .. } | ApiError::Unprocessable(_) => Some("body".to_string()),
             _ => None,
         };
         ErrorBody {

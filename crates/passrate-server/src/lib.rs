@@ -16,6 +16,7 @@ mod site;
 mod state;
 mod svg;
 pub mod views;
+mod write;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -40,7 +41,14 @@ pub fn router(state: AppState) -> Router {
     let state = Arc::new(state);
     let mut api = Router::new();
     for endpoint in endpoints() {
-        api = api.route(endpoint.path, (endpoint.route)());
+        let mut route = (endpoint.route)();
+        if endpoint.request.is_some() {
+            route = route.route_layer(axum::middleware::from_fn_with_state(
+                state.clone(),
+                write::require_token,
+            ));
+        }
+        api = api.route(endpoint.path, route);
     }
     let cors = CorsLayer::new()
         .allow_origin(Any)

@@ -52,6 +52,42 @@ fn build() -> Value {
         }
         let schema = (endpoint.response)(&mut generator).to_value();
         let mut responses = Map::new();
+        if let Some(request) = endpoint.request {
+            let body = request(&mut generator).to_value();
+            responses.insert(
+                "201".into(),
+                json!({
+                    "description": "Registered",
+                    "content": {endpoint.media_type: {"schema": schema}}
+                }),
+            );
+            for (status, description) in [
+                ("400", "The body is not a registration"),
+                ("401", "No bearer token"),
+                ("403", "Wrong token, or writes are off on this server"),
+                ("409", "Already registered"),
+                ("413", "The body is too large"),
+                ("422", "The models file would not accept it"),
+                ("500", "The models file could not be read or written"),
+            ] {
+                responses.insert(status.into(), error(description));
+            }
+            let operation = json!({
+                "operationId": endpoint.operation_id,
+                "summary": endpoint.summary,
+                "security": [{"bearer": []}],
+                "requestBody": {
+                    "required": true,
+                    "content": {"application/json": {"schema": body}}
+                },
+                "responses": responses,
+            });
+            let item = paths
+                .entry(endpoint.path.to_string())
+                .or_insert_with(|| json!({}));
+            item[endpoint.method] = operation;
+            continue;
+        }
         responses.insert(
             "200".into(),
             json!({
@@ -107,7 +143,10 @@ fn build() -> Value {
                             never appear).",
         },
         "paths": paths,
-        "components": {"schemas": generator.take_definitions(true)},
+        "components": {
+            "schemas": generator.take_definitions(true),
+            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
+        },
     })
 }
 

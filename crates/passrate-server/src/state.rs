@@ -30,6 +30,8 @@ pub struct AppState {
     pub store: Store,
     pub pool: Arc<Pool>,
     pub metrics: Arc<Metrics>,
+    /// `None`: write endpoints answer 403.
+    pub writes: Option<crate::write::WriteConfig>,
     score: ScoreConfig,
     boards: Mutex<HashMap<String, (Fingerprint, Arc<Board>)>>,
 }
@@ -40,9 +42,17 @@ impl AppState {
             store,
             pool: Arc::new(pool),
             metrics: Arc::new(Metrics::default()),
+            writes: None,
             score: run_score_config(),
             boards: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// Turns the write endpoints on: they take `token` as a bearer token, and registered
+    /// models go to `models_file`.
+    pub fn with_writes(mut self, token: &str, models_file: Option<std::path::PathBuf>) -> AppState {
+        self.writes = Some(crate::write::WriteConfig::new(token, models_file));
+        self
     }
 
     pub async fn weeks(&self) -> Result<Vec<String>, ApiError> {

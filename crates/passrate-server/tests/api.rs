@@ -409,12 +409,35 @@ async fn openapi_matches_the_router(target: &Target) -> anyhow::Result<()> {
         .map(|e| e.path.to_string())
         .collect();
     ensure!(documented == served, "{documented:?} != {served:?}");
-    for path in &documented {
+    let operations: Vec<(String, String)> = doc["paths"]
+        .as_object()
+        .context("paths")?
+        .iter()
+        .flat_map(|(path, item)| {
+            item.as_object()
+                .into_iter()
+                .flat_map(|ops| ops.keys())
+                .map(move |method| (path.clone(), method.clone()))
+        })
+        .collect();
+    let table: BTreeSet<(String, String)> = passrate_server::endpoints()
+        .iter()
+        .map(|e| (e.path.to_string(), e.method.to_string()))
+        .collect();
+    ensure!(
+        operations.iter().cloned().collect::<BTreeSet<_>>() == table,
+        "{operations:?} != {table:?}"
+    );
+    for (path, method) in &operations {
         let concrete = path
             .replace("{model}", "alpha")
             .replace("{run_id}", "x")
             .replace("{task_id}", "x");
-        let response = client().get(server.url(&concrete)).send().await?;
+        let method = reqwest::Method::from_bytes(method.to_uppercase().as_bytes())?;
+        let response = client()
+            .request(method, server.url(&concrete))
+            .send()
+            .await?;
         let status = response.status();
         let text = response.text().await?;
         ensure!(
@@ -444,6 +467,97 @@ async fn openapi_matches_the_router(target: &Target) -> anyhow::Result<()> {
         );
     }
     server.stop().await
+}
+
+/// Writes: off without a token (403), 401 without a bearer token, 403 with a wrong one, and
+/// with the right one a registration lands in the models file, validated by the model
+/// crate's parser; `command` models cannot be registered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn writes_need_the_token() -> anyhow::Result<()> {
+    let target = Target::sqlite()?;
+    common::fill(&target.location).await?;
+    let registration = serde_json::json!({
+        "id": "new-model",
+        "endpoint": "http://127.0.0.1:9/v1",
+        "model": "provider-name",
+        "api_key_env": "NEW_MODEL_KEY",
+    });
+
+    let server = Server::start(&target.location).await?;
+    let response = client()
+        .post(server.url("/api/v1/models"))
+        .header("authorization", "Bearer anything-at-all-long")
+        .json(&registration)
+        .send()
+        .await?;
+    ensure!(
+        response.status() == StatusCode::FORBIDDEN,
+        "{}",
+        response.status()
+    );
+    let body: Value = response.json().await?;
+    ensure!(body["error"] == "writes_disabled", "{body}");
+    server.stop().await?;
+
+    let dir = tempfile::tempdir()?;
+    let models = dir.path().join("models.toml");
+    let token = "correct-horse-battery-staple";
+    let server = Server::start_with_writes(&target.location, token, &models).await?;
+    let post = |auth: Option<&str>, body: &Value| {
+        let mut request = client().post(server.url("/api/v1/models")).json(body);
+        if let Some(auth) = auth {
+            request = request.header("authorization", auth);
+        }
+        request.send()
+    };
+    let r = post(None, &registration).await?;
+    ensure!(r.status() == StatusCode::UNAUTHORIZED, "{}", r.status());
+    let r = post(Some("Bearer correct-horse-battery-stapl"), &registration).await?;
+    ensure!(r.status() == StatusCode::FORBIDDEN, "{}", r.status());
+    let r = post(Some(&format!("Basic {token}")), &registration).await?;
+    ensure!(r.status() == StatusCode::UNAUTHORIZED, "{}", r.status());
+    ensure!(!models.exists(), "a refused request wrote the models file");
+
+    let bearer = format!("Bearer {token}");
+    let r = post(Some(&bearer), &registration).await?;
+    ensure!(
+        r.status() == StatusCode::CREATED,
+        "{}: {}",
+        r.status(),
+        r.text().await?
+    );
+    let parsed = passrate_models::ModelsConfig::load(&models)?;
+    ensure!(parsed.models.len() == 1 && parsed.models[0].id == "new-model");
+    let r = post(Some(&bearer), &registration).await?;
+    ensure!(r.status() == StatusCode::CONFLICT, "{}", r.status());
+    let body: Value = r.json().await?;
+    ensure!(body["parameter"] == "id", "{body}");
+
+    let command = serde_json::json!({"id": "x", "adapter": "command", "command": ["sh"]});
+    let r = post(Some(&bearer), &command).await?;
+    ensure!(r.status() == StatusCode::BAD_REQUEST, "{}", r.status());
+    let bad_rate = serde_json::json!({
+        "id": "y", "endpoint": "http://h/v1", "model": "m", "requests_per_minute": -1.0
+    });
+    let r = post(Some(&bearer), &bad_rate).await?;
+    ensure!(
+        r.status() == StatusCode::UNPROCESSABLE_ENTITY,
+        "{}",
+        r.status()
+    );
+    let huge = serde_json::json!({"id": "z".repeat(20_000), "endpoint": "e", "model": "m"});
+    let r = post(Some(&bearer), &huge).await?;
+    ensure!(
+        r.status() == StatusCode::PAYLOAD_TOO_LARGE,
+        "{}",
+        r.status()
+    );
+    ensure!(
+        passrate_models::ModelsConfig::load(&models)?.models.len() == 1,
+        "a refused registration changed the file"
+    );
+    server.stop().await?;
+    target.finish().await
 }
 
 macro_rules! on_both_backends {

@@ -358,12 +358,26 @@ pub struct Server {
 impl Server {
     pub async fn start(location: &str) -> anyhow::Result<Server> {
         let store = Store::open_existing(location).await?;
+        let state = passrate_server::AppState::new(store.clone(), pool().clone());
+        Server::serve(store, state).await
+    }
+
+    /// With the write endpoints on.
+    pub async fn start_with_writes(
+        location: &str,
+        token: &str,
+        models_file: &std::path::Path,
+    ) -> anyhow::Result<Server> {
+        let store = Store::open_existing(location).await?;
+        let state = passrate_server::AppState::new(store.clone(), pool().clone())
+            .with_writes(token, Some(models_file.to_path_buf()));
+        Server::serve(store, state).await
+    }
+
+    async fn serve(store: Store, state: passrate_server::AppState) -> anyhow::Result<Server> {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
         let addr = listener.local_addr()?;
-        let router = passrate_server::router(passrate_server::AppState::new(
-            store.clone(),
-            pool().clone(),
-        ));
+        let router = passrate_server::router(state);
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let task = tokio::spawn(passrate_server::serve(listener, router, async move {
             let _ = stopped.await;

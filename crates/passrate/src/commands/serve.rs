@@ -2,6 +2,7 @@
 //! The store is opened read-only (never created or migrated); the server never runs code.
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
 
 use anyhow::Context as _;
 use passrate_schema::exit;
@@ -17,6 +18,14 @@ pub struct Args {
     addr: SocketAddr,
     #[command(flatten)]
     store: StoreArgs,
+    /// Turns the write endpoints on, with the bearer token read from this environment
+    /// variable (never from the command line, where other users could read it). Off by default.
+    #[arg(long, value_name = "VAR", requires = "models_file")]
+    token_env: Option<String>,
+    /// The models.toml that `POST /api/v1/models` appends to (the file `passrate run
+    /// --models` reads); needs --token-env.
+    #[arg(long, value_name = "PATH", requires = "token_env")]
+    models_file: Option<PathBuf>,
 }
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
@@ -28,6 +37,14 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .try_init();
+    let token = match &args.token_env {
+        Some(var) => match std::env::var(var) {
+            Ok(token) if token.trim().len() >= 16 => Some(token.trim().to_string()),
+            Ok(_) => anyhow::bail!("the token in ${var} must have at least 16 characters"),
+            Err(_) => anyhow::bail!("--token-env {var}: the variable is not set"),
+        },
+        None => None,
+    };
     runtime()?.block_on(async {
         let store = args.store.open_existing().await?;
         let pool = passrate_pool::Pool::bundled().context("failed to load the bundled pool")?;
@@ -39,7 +56,15 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             "serving {} on http://{local}/ (API: http://{local}/api/v1/openapi.json); ctrl-c stops",
             store.location()
         );
-        let router = passrate_server::router(AppState::new(store.clone(), pool));
+        let mut state = AppState::new(store.clone(), pool);
+        if let Some(token) = &token {
+            state = state.with_writes(token, args.models_file.clone());
+            eprintln!(
+                "write endpoints on (bearer token from ${})",
+                args.token_env.as_deref().unwrap_or("")
+            );
+        }
+        let router = passrate_server::router(state);
         passrate_server::serve(listener, router, passrate_server::shutdown_signal()).await?;
         store.close().await;
         Ok(exit::OK)
