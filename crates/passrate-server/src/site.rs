@@ -175,7 +175,7 @@ fn line(
     let by_tier: std::collections::BTreeMap<String, String> = r
         .by_tier
         .iter()
-        .map(|(t, e)| (name(t), pct(e.score)))
+        .map(|(t, e)| (t.to_string(), pct(e.score)))
         .collect();
     let rank = match (row.rank, row.rank_low, row.rank_high) {
         (Some(rank), Some(lo), Some(hi)) if lo != hi => format!("{rank} ({lo}–{hi})"),
@@ -316,7 +316,7 @@ async fn board(
         .collect();
     let tiers: Vec<String> = board
         .rows()
-        .flat_map(|r| r.record.by_tier.keys().map(name))
+        .flat_map(|r| r.record.by_tier.keys().map(ToString::to_string))
         .collect::<BTreeSet<_>>()
         .into_iter()
         .collect();

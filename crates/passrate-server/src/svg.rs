@@ -26,14 +26,14 @@ pub fn pct(x: f64) -> String {
     format!("{:.1}", x * 100.0)
 }
 
-const WIDTH: f64 = 600.0;
-const LABEL: f64 = 170.0;
+const WIDTH: f64 = 480.0;
+const LABEL: f64 = 130.0;
 const ROW: f64 = 28.0;
 
 /// Horizontal bars (score) with whiskers (95% interval), one row per model; rows of one tie
 /// group sit on a shaded band labelled with the group.
 pub fn board_bars(title: &str, rows: &[BoardRow]) -> String {
-    let plot = WIDTH - LABEL - 60.0;
+    let plot = WIDTH - LABEL - 70.0;
     let height = ROW * rows.len() as f64 + 24.0;
     let x = |v: f64| LABEL + v.clamp(0.0, 1.0) * plot;
     let mut s = String::new();
@@ -117,8 +117,9 @@ pub fn board_bars(title: &str, rows: &[BoardRow]) -> String {
 /// A model's score over time: one point per record (every version), the 95% band, drift
 /// markers.
 pub fn history_line(model: &str, records: &[StoredRecord]) -> String {
-    let (w, h, left, bottom, top) = (WIDTH, 240.0, 40.0, 40.0, 12.0);
-    let plot_w = w - left - 20.0;
+    let (w, h, left, bottom, top) = (WIDTH, 220.0, 40.0, 36.0, 12.0);
+    // Room on the right for the last week's label, centred on the last point.
+    let plot_w = w - left - 36.0;
     let plot_h = h - bottom - top;
     let n = records.len();
     let x = |i: usize| {
@@ -145,7 +146,7 @@ pub fn history_line(model: &str, records: &[StoredRecord]) -> String {
             s,
             "<line class=\"grid\" x1=\"{left}\" x2=\"{x2}\" y1=\"{yy:.1}\" y2=\"{yy:.1}\"/>\
              <text class=\"tick\" x=\"{tx}\" y=\"{ty:.1}\" text-anchor=\"end\">{p}%</text>",
-            x2 = w - 20.0,
+            x2 = w - 36.0,
             yy = y(v),
             tx = left - 4.0,
             ty = y(v) + 4.0,
@@ -207,7 +208,7 @@ pub fn history_line(model: &str, records: &[StoredRecord]) -> String {
                 String::new()
             },
         );
-        if n <= 12 || i % n.div_ceil(12) == 0 {
+        if n <= 6 || i % n.div_ceil(6) == 0 {
             let _ = write!(
                 s,
                 "<text class=\"tick\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",

@@ -42,12 +42,31 @@ pub fn pool() -> &'static Pool {
 /// The sample: the first pool tasks that have hidden tests (so stripping them is tested on
 /// real tasks), each in its first language.
 pub fn sample_items() -> Vec<ManifestItem> {
-    pool()
-        .tasks()
-        .iter()
-        .filter(|t| t.tests.iter().any(|c| c.visibility == Visibility::Hidden))
-        .filter(|t| t.tests.iter().any(|c| c.visibility == Visibility::Public))
-        .take(TASKS)
+    // Round-robin over categories, so the board has category columns to show.
+    let mut by_category: BTreeMap<passrate_schema::Category, Vec<&passrate_schema::Task>> =
+        BTreeMap::new();
+    for t in pool().tasks().iter().filter(|t| {
+        t.tests.iter().any(|c| c.visibility == Visibility::Hidden)
+            && t.tests.iter().any(|c| c.visibility == Visibility::Public)
+    }) {
+        by_category.entry(t.category).or_default().push(t);
+    }
+    let mut picked = Vec::new();
+    for round in 0.. {
+        let before = picked.len();
+        for tasks in by_category.values() {
+            if let Some(t) = tasks.get(round)
+                && picked.len() < TASKS
+            {
+                picked.push(*t);
+            }
+        }
+        if picked.len() == TASKS || picked.len() == before {
+            break;
+        }
+    }
+    picked
+        .into_iter()
         .map(|t| ManifestItem {
             task: t.id.clone(),
             task_version: t.version,
