@@ -2,16 +2,17 @@
 //! pool, after extraction and format checks, and print the verdict. Exit code 0 whenever a
 //! verdict was reached, whatever it is.
 
-use std::io::Read;
 use std::path::PathBuf;
 
-use anyhow::Context;
 use passrate_extract::{ExtractRequest, extract};
 use passrate_pool::Pool;
 use passrate_runner::{Runner, RunnerOptions};
 use passrate_sandbox::{Sandbox, SandboxConfig};
 use passrate_schema::{Language, Reason, TestResult, Verdict, Visibility, exit};
 use serde_json::{Value as Json, json};
+
+use super::CliError;
+use super::output::{print_data, print_json};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -35,57 +36,46 @@ fn parse_language(s: &str) -> Result<Language, String> {
     Language::parse(s).ok_or_else(|| format!("unknown language `{s}` (python, javascript, java)"))
 }
 
-pub fn run(args: Args) -> anyhow::Result<i32> {
-    let raw = if args.file == "-" {
-        let mut buf = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut buf)
-            .context("failed to read the candidate from stdin")?;
-        buf
-    } else {
-        match fs_err::read(&args.file) {
-            Ok(bytes) => bytes,
-            Err(e) => {
-                eprintln!("error: {e}");
-                return Ok(exit::BAD_INPUT);
-            }
-        }
-    };
+pub fn run(args: Args) -> Result<i32, CliError> {
+    let raw = super::extract::read_input(&args.file, "the candidate")?;
     let pool = match &args.pool {
         Some(dir) => Pool::load(dir),
         None => Pool::bundled(),
-    };
-    let pool = match pool {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("error: failed to load the pool: {e}");
-            return Ok(exit::BAD_INPUT);
-        }
-    };
-    let Some(task) = pool.get(&args.task) else {
-        eprintln!("error: no task `{}` in the pool", args.task);
-        return Ok(exit::BAD_INPUT);
-    };
-    let Some(variant) = task.variants.get(&args.lang) else {
-        let offered: Vec<&str> = task.variants.keys().map(|l| l.as_str()).collect();
-        eprintln!(
-            "error: task `{}` has no {} variant (it has: {})",
-            task.id,
-            args.lang,
-            offered.join(", ")
-        );
-        return Ok(exit::BAD_INPUT);
-    };
+    }
+    .map_err(CliError::Pool)?;
+    let task = pool.get(&args.task).ok_or_else(|| CliError::UnknownTask {
+        id: args.task.clone(),
+        pool: pool.version().short().to_string(),
+    })?;
+    let variant = task
+        .variants
+        .get(&args.lang)
+        .ok_or_else(|| CliError::NoVariant {
+            task: task.id.clone(),
+            language: args.lang,
+            offered: task
+                .variants
+                .keys()
+                .map(|l| l.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+        })?;
     // The request `run` judges with, prompt included: the same answer gets the same verdict.
     let extraction = extract(
         &ExtractRequest::for_answer(args.lang, task.category, variant),
         &raw,
     );
     let verdict = if extraction.compliant {
-        let sandbox = Sandbox::new(SandboxConfig::default())?;
+        let sandbox = super::spinner::during("starting the sandbox", || {
+            Sandbox::new(SandboxConfig::default())
+        })?;
         let runner = Runner::new(sandbox, RunnerOptions::default());
-        passrate_grade::grade(&runner, task, args.lang, &extraction.code)
-            .with_context(|| format!("failed to judge the candidate for {}", task.id))?
+        passrate_grade::grade(&runner, task, args.lang, &extraction.code).map_err(|source| {
+            CliError::Grade {
+                task: task.id.clone(),
+                source,
+            }
+        })?
     } else {
         passrate_grade::unexecuted_verdict(
             task,
@@ -95,9 +85,9 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         )
     };
     if args.json {
-        println!("{}", to_json(&verdict));
+        print_json("the verdict", &to_json(&verdict))?;
     } else {
-        print_text(&verdict);
+        print_data(&text(&verdict))?;
     }
     Ok(exit::OK)
 }
@@ -133,13 +123,16 @@ fn to_json(v: &Verdict) -> Json {
     })
 }
 
-fn print_text(v: &Verdict) {
+fn text(v: &Verdict) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
     let head = if v.passed() {
         "pass".to_owned()
     } else {
         format!("fail ({})", v.reason)
     };
-    println!(
+    let _ = writeln!(
+        out,
         "{head}  {} {}  {}/{} tests  cpu {} ms",
         v.task, v.language, v.tests_passed, v.tests_total, v.cpu_ms
     );
@@ -154,15 +147,17 @@ fn print_text(v: &Verdict) {
         && !first_failing_public
         && let Some(d) = &v.detail
     {
-        println!("  {d}");
+        let _ = writeln!(out, "  {d}");
     }
     for t in &v.tests {
         if t.reason == Reason::Pass {
             continue;
         }
-        match t.visibility {
-            Visibility::Hidden => println!("  hidden test {}: fail", t.index),
-            Visibility::Public => println!(
+        // Writing to a String cannot fail.
+        let _ = match t.visibility {
+            Visibility::Hidden => writeln!(out, "  hidden test {}: fail", t.index),
+            Visibility::Public => writeln!(
+                out,
                 "  public test {}: {}{}",
                 t.index,
                 t.reason,
@@ -171,6 +166,7 @@ fn print_text(v: &Verdict) {
                     .map(|d| format!(": {d}"))
                     .unwrap_or_default()
             ),
-        }
+        };
     }
+    out
 }

@@ -1,12 +1,14 @@
 //! `passrate extract`: one model answer (a file or stdin) to the candidate code, or with
 //! `--json` to the whole extraction (code, compliance, reason, detail, extractor version).
 
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::PathBuf;
 
-use anyhow::Context;
 use passrate_extract::{ExtractRequest, extract};
 use passrate_schema::{Category, Language, exit};
+
+use super::CliError;
+use super::output::{print_data, print_json};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -43,30 +45,17 @@ fn parse_category(s: &str) -> Result<Category, String> {
     })
 }
 
-pub fn run(args: Args) -> anyhow::Result<i32> {
-    let raw = if args.file == "-" {
-        let mut buf = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut buf)
-            .context("failed to read the answer from stdin")?;
-        buf
-    } else {
-        match fs_err::read(&args.file) {
-            Ok(bytes) => bytes,
-            Err(e) => {
-                eprintln!("error: {e}");
-                return Ok(exit::BAD_INPUT);
-            }
-        }
-    };
+pub fn run(args: Args) -> Result<i32, CliError> {
+    let raw = read_input(&args.file, "the answer")?;
     let prompt = match &args.prompt {
-        Some(path) => match fs_err::read(path) {
-            Ok(bytes) => Some(String::from_utf8_lossy(&bytes).into_owned()),
-            Err(e) => {
-                eprintln!("error: {e}");
-                return Ok(exit::BAD_INPUT);
-            }
-        },
+        Some(path) => Some(
+            fs_err::read(path)
+                .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+                .map_err(|source| CliError::ReadInput {
+                    what: "the prompt".into(),
+                    source,
+                })?,
+        ),
         None => None,
     };
     let request = ExtractRequest {
@@ -78,14 +67,10 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         prompt,
     };
     let extraction = extract(&request, &raw);
-    let mut stdout = std::io::stdout().lock();
     if args.json {
-        serde_json::to_writer(&mut stdout, &extraction).context("failed to write JSON")?;
-        writeln!(stdout).context("failed to write to stdout")?;
+        print_json("the extraction", &extraction)?;
     } else {
-        stdout
-            .write_all(extraction.code.as_bytes())
-            .context("failed to write to stdout")?;
+        print_data(&extraction.code)?;
         match (extraction.reason, &extraction.detail) {
             (Some(reason), Some(detail)) => eprintln!("not compliant: {reason}: {detail}"),
             (Some(reason), None) => eprintln!("not compliant: {reason}"),
@@ -94,4 +79,23 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     }
     // A verdict was reached either way; compliance is data, not an error.
     Ok(exit::OK)
+}
+
+/// A file's bytes, or stdin's for `-`.
+pub fn read_input(file: &str, what: &str) -> Result<Vec<u8>, CliError> {
+    if file == "-" {
+        let mut buf = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut buf)
+            .map_err(|source| CliError::ReadInput {
+                what: format!("{what} from stdin"),
+                source,
+            })?;
+        return Ok(buf);
+    }
+    // fs_err's error names the path.
+    fs_err::read(file).map_err(|source| CliError::ReadInput {
+        what: what.to_string(),
+        source,
+    })
 }

@@ -4,7 +4,9 @@ use std::fmt::Write;
 
 use passrate_schema::exit;
 
-use super::run::{print_data, runtime};
+use super::CliError;
+use super::output::{print_data, print_json};
+use super::run::runtime;
 use super::store_args::StoreArgs;
 
 #[derive(clap::Args, Debug)]
@@ -18,23 +20,22 @@ pub struct Args {
     json: bool,
 }
 
-pub fn run(args: Args) -> anyhow::Result<i32> {
+pub fn run(args: Args) -> Result<i32, CliError> {
     runtime()?.block_on(async {
         let store = args.store.open_existing().await?;
         let history = store.model_history(&args.model).await?;
         store.close().await;
         if history.is_empty() {
-            eprintln!("no score records for model `{}`", args.model);
+            super::notice!("no score records for model `{}`", args.model);
+            return Ok(exit::OK);
+        }
+        if args.json {
+            for record in &history {
+                print_json("a score record", record)?;
+            }
             return Ok(exit::OK);
         }
         let mut out = String::new();
-        if args.json {
-            for record in &history {
-                writeln!(out, "{}", serde_json::to_string(record)?)?;
-            }
-            print_data(&out)?;
-            return Ok(exit::OK);
-        }
         writeln!(
             out,
             "{:<9}  {:>7}  {:>6}  {:>14}  {:>10}  {:>8}  {:>5}  {:<30}  run",

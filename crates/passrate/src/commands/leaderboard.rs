@@ -7,7 +7,9 @@ use passrate_engine::{Board, BoardRow, run_score_config};
 use passrate_pool::parse_week;
 use passrate_schema::exit;
 
-use super::run::{print_data, runtime};
+use super::CliError;
+use super::output::{print_data, print_json};
+use super::run::runtime;
 use super::store_args::StoreArgs;
 
 #[derive(clap::Args, Debug)]
@@ -22,7 +24,7 @@ pub struct Args {
     json: bool,
 }
 
-pub fn run(args: Args) -> anyhow::Result<i32> {
+pub fn run(args: Args) -> Result<i32, CliError> {
     runtime()?.block_on(async {
         let store = args.store.open_existing().await?;
         let week = match &args.week {
@@ -30,7 +32,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             None => match store.weeks().await?.pop() {
                 Some(w) => w,
                 None => {
-                    eprintln!(
+                    super::notice!(
                         "no score records yet in {}; run `passrate run` first",
                         store.location()
                     );
@@ -41,9 +43,9 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         let board = passrate_engine::leaderboard(&store, &week, &run_score_config()).await?;
         store.close().await;
         if args.json {
-            print_data(&format!("{}\n", serde_json::to_string(&board)?))?;
+            print_json("the leaderboard", &board)?;
         } else if board.is_empty() {
-            eprintln!("no score records for week {week}");
+            super::notice!("no score records for week {week}");
         } else {
             print_data(&render(&board))?;
         }

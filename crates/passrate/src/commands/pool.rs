@@ -1,16 +1,17 @@
 //! `passrate pool`: statistics, one task, intake validation, a week's rotation and import.
 
 use std::collections::BTreeMap;
-use std::io::Write;
+use std::fmt::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use anyhow::Context;
 use passrate_pool::cache::Cache;
 use passrate_pool::import::pipeline::{self, Event, ImportOptions};
 use passrate_pool::{Executor, Pool, current_week, redact, rotation, stats, validate};
 
+use super::CliError;
+use super::output::print_data;
 use super::sample::ScheduleArgs;
 
 #[derive(clap::Args, Debug)]
@@ -95,19 +96,22 @@ enum Command {
     },
 }
 
-fn load(dir: &Option<PathBuf>) -> anyhow::Result<Pool> {
-    Ok(match dir {
-        Some(d) => Pool::load(d)?,
-        None => Pool::bundled()?,
+fn load(dir: &Option<PathBuf>) -> Result<Pool, CliError> {
+    super::spinner::during("loading the pool", || match dir {
+        Some(d) => Pool::load(d),
+        None => Pool::bundled(),
     })
+    .map_err(CliError::Pool)
 }
 
 /// The runner intake uses (see `pipeline::intake_runner_options`); `validate` uses the same
 /// so its verdicts and cache keys match the import's.
-fn runner(slots: Option<usize>) -> anyhow::Result<passrate_runner::Runner> {
+fn runner(slots: Option<usize>) -> Result<passrate_runner::Runner, CliError> {
     let mut config = passrate_sandbox::SandboxConfig::default();
     if let Some(n) = slots {
-        anyhow::ensure!(n >= 1, "--slots must be at least 1");
+        if n == 0 {
+            return Err(CliError::Usage("--slots must be at least 1".to_string()));
+        }
         config.slots = n;
     } else {
         // An execution leaves its core idle while it starts, hands over, waits on the
@@ -116,7 +120,9 @@ fn runner(slots: Option<usize>) -> anyhow::Result<passrate_runner::Runner> {
         // 98.4 % busy against 313.3 s at 95.1 % (README, "The task pool", "Measured").
         config.slots += 1;
     }
-    let sandbox = passrate_sandbox::Sandbox::new(config).context("failed to start the sandbox")?;
+    let sandbox = super::spinner::during("starting the sandbox", || {
+        passrate_sandbox::Sandbox::new(config)
+    })?;
     Ok(passrate_runner::Runner::new(
         sandbox,
         pipeline::intake_runner_options(),
@@ -170,7 +176,7 @@ impl<'a> Printer<'a> {
                 s.families.clear();
                 s.stats_at_start = self.runner.exec_stats();
                 if *total > 0 {
-                    eprintln!(
+                    super::notice!(
                         "[{:>6.1} s] {stage}: {total} items",
                         self.start.elapsed().as_secs_f64()
                     );
@@ -207,7 +213,7 @@ impl<'a> Printer<'a> {
                         }
                     })
                     .collect();
-                eprintln!(
+                super::notice!(
                     "[{:>6.1} s] {stage}: {done}/{total}, {rate:.1}/s, ~{left:.0} s left | {}",
                     self.start.elapsed().as_secs_f64(),
                     families.join(", ")
@@ -230,7 +236,7 @@ impl<'a> Printer<'a> {
                 } else {
                     format!("; executions: {}", per_kind.join(", "))
                 };
-                eprintln!(
+                super::notice!(
                     "[{:>6.1} s] {stage}: done in {:.1} s{executions}",
                     self.start.elapsed().as_secs_f64(),
                     elapsed.as_secs_f64()
@@ -319,8 +325,16 @@ fn default_cache_dir(pool_dir: &Path) -> PathBuf {
         .join("target/pool-cache")
 }
 
-pub fn run(args: Args) -> anyhow::Result<i32> {
-    let mut out = std::io::stdout().lock();
+pub fn run(args: Args) -> Result<i32, CliError> {
+    // Data is gathered and printed once, also when the command fails after writing some
+    // (`validate`'s rejections come before its exit code 8).
+    let mut out = String::new();
+    let result = run_into(args, &mut out);
+    print_data(&out)?;
+    result
+}
+
+fn run_into(args: Args, out: &mut String) -> Result<i32, CliError> {
     match args.command {
         Command::Stats {
             week,
@@ -332,7 +346,8 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             let s = stats(&pool, &week, &schedule.config(0)?)?;
             if json {
                 for row in &s.rows {
-                    writeln!(out, "{}", serde_json::to_string(row)?)?;
+                    let line = serde_json::to_string(row).map_err(CliError::json("a stats row"))?;
+                    writeln!(out, "{line}")?;
                 }
                 return Ok(0);
             }
@@ -380,18 +395,20 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             json,
         } => {
             let pool = load(&args.pool)?;
-            let Some(task) = pool.get(&id) else {
-                eprintln!("error: no task `{id}` in pool {}", pool.version().short());
-                return Ok(2);
-            };
+            let task = pool.get(&id).ok_or_else(|| CliError::UnknownTask {
+                id: id.clone(),
+                pool: pool.version().short().to_string(),
+            })?;
             let (shown, removed) = redact(task, include_hidden);
-            if json {
-                writeln!(out, "{}", serde_json::to_string(&shown)?)?;
+            let text = if json {
+                serde_json::to_string(&shown)
             } else {
-                writeln!(out, "{}", serde_json::to_string_pretty(&shown)?)?;
+                serde_json::to_string_pretty(&shown)
             }
+            .map_err(CliError::json("the task"))?;
+            writeln!(out, "{text}")?;
             if removed > 0 {
-                eprintln!("{removed} hidden tests redacted (use --include-hidden)");
+                super::notice!("{removed} hidden tests redacted (use --include-hidden)");
             }
             Ok(0)
         }
@@ -437,14 +454,15 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             let host_cpu = HostCpu::now(&runner) - cpu_before;
             for r in &report.rejected {
                 if json {
-                    writeln!(out, "{}", serde_json::to_string(r)?)?;
+                    let line = serde_json::to_string(r).map_err(CliError::json("a rejection"))?;
+                    writeln!(out, "{line}")?;
                 } else {
                     writeln!(out, "rejected {}: {}", r.id, r.reason)?;
                 }
             }
             let n = pool.tasks().len();
             let stats = cache.stats();
-            eprintln!(
+            super::notice!(
                 "pool {}: validated {n} tasks in {:.1} s wall ({:.1} tasks/s, {threads} threads, load {:.2} s): {} accepted, {} rejected",
                 pool.version().short(),
                 wall.as_secs_f64(),
@@ -453,7 +471,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
                 report.accepted.len(),
                 report.rejected.len(),
             );
-            eprintln!(
+            super::notice!(
                 "CPU: {:.1} s in sandboxes (cgroup, reference runs{}), {}; cache {} hits, {} misses",
                 report.cpu_ms as f64 / 1000.0,
                 if stats.hits > 0 {
@@ -465,7 +483,14 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
                 stats.hits,
                 stats.misses
             );
-            Ok(if report.rejected.is_empty() { 0 } else { 1 })
+            if report.rejected.is_empty() {
+                Ok(passrate_schema::exit::OK)
+            } else {
+                Err(CliError::ValidationFailed {
+                    rejected: report.rejected.len(),
+                    tasks: n,
+                })
+            }
         }
         Command::Rotation {
             week,
@@ -476,7 +501,8 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             let week = week.unwrap_or_else(current_week);
             let r = rotation(&pool, &week, &schedule.config(0)?)?;
             if json {
-                writeln!(out, "{}", serde_json::to_string(&r)?)?;
+                let line = serde_json::to_string(&r).map_err(CliError::json("the rotation"))?;
+                writeln!(out, "{line}")?;
                 return Ok(0);
             }
             let used = &r.rotation;
@@ -498,7 +524,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             for id in &used.came_in {
                 writeln!(out, "in\t{id}")?;
             }
-            eprintln!(
+            super::notice!(
                 "{}: {} went out, {} came in",
                 r.week,
                 used.went_out.len(),
@@ -530,7 +556,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
                 },
                 mbxp_java: !no_mbxp_java,
             };
-            eprintln!(
+            super::notice!(
                 "importing from {} with {} threads on {} sandbox slots, cache {}",
                 data.display(),
                 options.threads,
@@ -544,7 +570,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             let cpu_before = HostCpu::now(&runner);
             let start = Instant::now();
             // A re-import keeps the pool's series: only a deliberate bump draws a new panel.
-            let series = passrate_pool::storage::read_series(&target)?;
+            let series = passrate_pool::storage::read_series(&target).map_err(CliError::Pool)?;
             let (pool, licenses, report) =
                 pipeline::import(&runner, &data, &options, &|e| printer.event(e))?;
             let pool = pool.with_series(series);
@@ -553,13 +579,17 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
                 &target,
                 &licenses,
                 &[("REJECTIONS.md", rejections.as_bytes())],
-            )?;
+            )
+            .map_err(|source| CliError::WritePool {
+                dir: target.clone(),
+                source,
+            })?;
             let host_cpu = HostCpu::now(&runner) - cpu_before;
             let mut by_stage: BTreeMap<&str, usize> = BTreeMap::new();
             for r in &report.rejected {
                 *by_stage.entry(r.stage.as_str()).or_default() += 1;
             }
-            eprintln!(
+            super::notice!(
                 "imported {} tasks ({} base parsed, {} built, {} derived; rejected {} {:?}; {} variants dropped, {} omitted by option)",
                 report.accepted,
                 report.parsed,
@@ -570,7 +600,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
                 report.dropped_variants.len(),
                 report.omitted_variants,
             );
-            eprintln!(
+            super::notice!(
                 "time: {:.1} s wall (parse {:.1} s, record {:.1} s, validate {:.1} s); CPU {}, {:.1} s reference runs in sandboxes; cache {} hits, {} misses",
                 start.elapsed().as_secs_f64(),
                 report.parse_time.as_secs_f64(),
@@ -581,11 +611,11 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
                 report.cache.hits,
                 report.cache.misses
             );
-            eprintln!(
+            super::notice!(
                 "determinism: {} recorded references ran once more through the evaluation path (two runs in all); every other reference ran twice",
                 report.recorded_references
             );
-            eprintln!(
+            super::notice!(
                 "rejection report: {}",
                 target.join("REJECTIONS.md").display()
             );

@@ -4,12 +4,11 @@
 //! Re-running the same command resumes the same run.
 
 use std::collections::BTreeMap;
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use anyhow::{Context, anyhow};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use passrate_engine::{AnswerSource, Cycle, CycleOptions, EventSink};
 use passrate_models::{CacheMode, Model, ModelsConfig, process_env};
@@ -19,6 +18,7 @@ use passrate_sandbox::{Sandbox, SandboxConfig};
 use passrate_schema::{RunEvent, exit};
 use passrate_store::Store;
 
+use super::CliError;
 pub use super::sample::ScheduleArgs;
 pub use super::store_args::StoreArgs;
 
@@ -59,7 +59,7 @@ pub struct Args {
 }
 
 /// The bundled models.toml: beside the repository's crates, or beside the executable.
-pub fn bundled_models() -> anyhow::Result<PathBuf> {
+pub fn bundled_models() -> Result<PathBuf, CliError> {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../replays/models.toml");
     if repo.is_file() {
         return Ok(repo);
@@ -72,10 +72,7 @@ pub fn bundled_models() -> anyhow::Result<PathBuf> {
             return Ok(beside);
         }
     }
-    Err(anyhow!(
-        "no bundled models.toml (looked in {}); pass --models",
-        repo.display()
-    ))
+    Err(CliError::NoBundledModels { looked: repo })
 }
 
 /// Everything a cycle needs, built from the arguments.
@@ -87,7 +84,7 @@ pub struct Prepared {
     pub setup_ms: [(&'static str, u64); 3],
 }
 
-pub fn prepare(args: &Args, store: Store) -> anyhow::Result<Prepared> {
+pub fn prepare(args: &Args, store: Store) -> Result<Prepared, CliError> {
     let week = match &args.week {
         Some(w) => parse_week(w)?,
         None => current_week(),
@@ -97,7 +94,7 @@ pub fn prepare(args: &Args, store: Store) -> anyhow::Result<Prepared> {
         Some(dir) => Pool::load(dir),
         None => Pool::bundled(),
     }
-    .context("failed to load the pool")?;
+    .map_err(CliError::Pool)?;
     let pool_ms = ms(clock.elapsed());
     let clock = Instant::now();
     let models_path = match &args.models {
@@ -160,16 +157,17 @@ pub fn print_data(text: &str) -> std::io::Result<()> {
     }
 }
 
-pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+pub fn runtime() -> Result<tokio::runtime::Runtime, CliError> {
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
-        .context("failed to start the async runtime")
+        .map_err(CliError::Runtime)
 }
 
-/// Progress bars only where a person watches: stderr is a terminal and not under CI.
+/// Progress bars only where a person watches: stderr is a terminal, not under CI, not
+/// `--quiet`.
 fn wants_progress() -> bool {
-    std::io::stderr().is_terminal() && std::env::var_os("CI").is_none()
+    super::spinner::wants_progress()
 }
 
 /// One bar per model, on stderr.
@@ -184,9 +182,9 @@ impl Progress {
     fn new(samples: BTreeMap<String, u32>) -> Progress {
         let color = std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
         let template = if color {
-            "{prefix:>28} {bar:30.cyan/blue} {pos:>4}/{len:4} {msg}"
+            "{prefix:>28} {bar:30.cyan/blue} {pos:>4}/{len:4} {elapsed_precise} {per_sec:>10} eta {eta:>4} {msg}"
         } else {
-            "{prefix:>28} {bar:30} {pos:>4}/{len:4} {msg}"
+            "{prefix:>28} {bar:30} {pos:>4}/{len:4} {elapsed_precise} {per_sec:>10} eta {eta:>4} {msg}"
         };
         Progress {
             multi: MultiProgress::with_draw_target(ProgressDrawTarget::stderr()),
@@ -315,11 +313,13 @@ fn sink(json: bool, samples: BTreeMap<String, u32>) -> EventSink {
     Arc::new(move |event: &RunEvent| notices.on(event, None))
 }
 
-pub fn run(args: Args) -> anyhow::Result<i32> {
+pub fn run(args: Args) -> Result<i32, CliError> {
     let rt = runtime()?;
     rt.block_on(async {
         let store = args.store.open().await?;
-        let prepared = prepare(&args, store.clone())?;
+        let prepared = super::spinner::during("loading the pool and starting the sandbox", || {
+            prepare(&args, store.clone())
+        })?;
         let events = sink(args.json, prepared.samples.clone());
         let report = prepared.cycle.run(events).await?;
         if !args.json {
@@ -347,9 +347,9 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         store.close().await;
         if args.json {
             let line = serde_json::json!({ "event": "leaderboard", "leaderboard": board });
-            print_data(&format!("{line}\n"))?;
+            print_data(&format!("{line}\n")).map_err(CliError::Stdout)?;
         } else {
-            print_data(&super::leaderboard::render(&board))?;
+            print_data(&super::leaderboard::render(&board)).map_err(CliError::Stdout)?;
         }
         for alert in &board.alerts {
             eprintln!("ALERT: {alert}");
@@ -361,13 +361,10 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
                 .filter(|m| m.api_errors > 0)
                 .map(|m| m.model.as_str())
                 .collect();
-            eprintln!(
-                "error: model API errors left {} without a score; run the same command again \
-                 to retry those units (run {})",
-                models.join(", "),
-                report.run_id
-            );
-            return Ok(exit::MODEL_API_ERROR);
+            return Err(CliError::ModelApi {
+                models: models.into_iter().map(str::to_string).collect(),
+                run_id: report.run_id.clone(),
+            });
         }
         Ok(exit::OK)
     })

@@ -3,12 +3,15 @@
 //! `passrate pool stats` and `passrate pool rotation`.
 
 use std::collections::BTreeMap;
-use std::io::Write;
+use std::fmt::Write;
 use std::path::PathBuf;
 
 use passrate_pool::rotation::{DEFAULT_RATE, DEFAULT_WEEKS_OUT};
 use passrate_pool::{Pool, SampleConfig, current_week, sample};
 use passrate_schema::{Category, ManifestItem};
+
+use super::CliError;
+use super::output::{print_data, print_json};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -61,7 +64,7 @@ impl Default for ScheduleArgs {
 
 impl ScheduleArgs {
     /// The sample configuration with these options and `size` tasks.
-    pub fn config(&self, size: usize) -> anyhow::Result<SampleConfig> {
+    pub fn config(&self, size: usize) -> Result<SampleConfig, CliError> {
         let mut config = SampleConfig {
             size,
             panel_size: self.panel_size,
@@ -71,12 +74,18 @@ impl ScheduleArgs {
         config.rotation.weeks_out = self.weeks_out;
         let mut shares: BTreeMap<Category, u32> = config.category_shares.clone();
         for share in &self.shares {
+            let usage = |why: String| CliError::Usage(format!("--share {share}: {why}"));
             let (name, weight) = share
                 .split_once('=')
-                .ok_or_else(|| anyhow::anyhow!("--share expects CATEGORY=WEIGHT, got `{share}`"))?;
-            let category = Category::parse(name)
-                .ok_or_else(|| anyhow::anyhow!("unknown category `{name}`"))?;
-            shares.insert(category, weight.parse()?);
+                .ok_or_else(|| usage("expected CATEGORY=WEIGHT".to_string()))?;
+            let category = Category::parse(name).ok_or_else(|| {
+                let names: Vec<&str> = Category::ALL.iter().map(|c| c.as_str()).collect();
+                usage(format!("unknown category `{name}` ({})", names.join(", ")))
+            })?;
+            let weight = weight
+                .parse()
+                .map_err(|e| usage(format!("weight `{weight}`: {e}")))?;
+            shares.insert(category, weight);
         }
         config.category_shares = shares;
         Ok(config)
@@ -93,18 +102,19 @@ fn item_line(item: &ManifestItem) -> String {
     )
 }
 
-pub fn run(args: Args) -> anyhow::Result<i32> {
-    let pool = match &args.pool {
-        Some(d) => Pool::load(d)?,
-        None => Pool::bundled()?,
-    };
+pub fn run(args: Args) -> Result<i32, CliError> {
+    let pool = super::spinner::during("loading the pool", || match &args.pool {
+        Some(d) => Pool::load(d),
+        None => Pool::bundled(),
+    })
+    .map_err(CliError::Pool)?;
     let config = args.schedule.config(args.size)?;
     let week = args.week.unwrap_or_else(current_week);
     let manifest = sample(&pool, &week, &config)?;
-    let mut out = std::io::stdout().lock();
     if args.json {
-        writeln!(out, "{}", serde_json::to_string(&manifest)?)?;
+        print_json("the manifest", &manifest)?;
     } else {
+        let mut out = String::new();
         writeln!(out, "week {}", manifest.week)?;
         writeln!(out, "seed {}", manifest.seed)?;
         writeln!(out, "pool {}", manifest.pool_version)?;
@@ -132,12 +142,13 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         for item in &manifest.panel {
             writeln!(out, "{}", item_line(item))?;
         }
+        print_data(&out)?;
     }
-    eprintln!(
+    super::notice!(
         "{} tasks and {} drift panel tasks from pool {}",
         manifest.items.len(),
         manifest.panel.len(),
         &manifest.pool_version[..12]
     );
-    Ok(0)
+    Ok(passrate_schema::exit::OK)
 }

@@ -4,6 +4,9 @@
 
 use passrate_schema::{SCHEMA_NAMES, exit, json_schema};
 
+use super::CliError;
+use super::output::print_data;
+
 #[derive(clap::Args)]
 pub struct Args {
     /// Which document (without it, the names are listed).
@@ -11,17 +14,15 @@ pub struct Args {
     name: Option<String>,
 }
 
-pub fn run(args: Args) -> anyhow::Result<i32> {
+pub fn run(args: Args) -> Result<i32, CliError> {
     match args.name {
-        None => {
-            for name in SCHEMA_NAMES {
-                println!("{name}");
-            }
-        }
+        None => print_data(&(SCHEMA_NAMES.join("\n") + "\n"))?,
         Some(name) => {
-            let schema =
-                json_schema(&name).ok_or_else(|| anyhow::anyhow!("no schema named `{name}`"))?;
-            println!("{}", serde_json::to_string_pretty(&schema)?);
+            // clap only lets the names through that `json_schema` knows.
+            let schema = json_schema(&name)
+                .ok_or_else(|| CliError::Usage(format!("no schema named `{name}`")))?;
+            let text = serde_json::to_string_pretty(&schema).map_err(CliError::json("schema"))?;
+            print_data(&(text + "\n"))?;
         }
     }
     Ok(exit::OK)
