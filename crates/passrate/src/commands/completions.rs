@@ -28,14 +28,43 @@ pub fn man<C: CommandFactory>() -> Result<i32, CliError> {
         .render(&mut page)
         .map_err(CliError::Stdout)?;
     for sub in command.get_subcommands().filter(|s| !s.is_hide_set()) {
-        // Each subcommand's synopsis and options, named `passrate-NAME`, after the overview.
-        let name = format!("passrate-{}", sub.get_name());
-        let man = clap_mangen::Man::new(sub.clone().display_name(name));
-        man.render_synopsis_section(&mut page)
-            .and_then(|()| man.render_options_section(&mut page))
+        // Each subcommand as a section of its own after the overview: its synopsis and
+        // options as subsections (clap_mangen renders them as whole-page sections).
+        let name = format!("passrate {}", sub.get_name());
+        let man = clap_mangen::Man::new(sub.clone().bin_name(name.clone()));
+        let mut body = Vec::new();
+        man.render_synopsis_section(&mut body)
+            .and_then(|()| man.render_options_section(&mut body))
             .map_err(CliError::Stdout)?;
+        let about = sub.get_about().map(|a| a.to_string()).unwrap_or_default();
+        page.extend_from_slice(
+            format!(".SH \"{}\"\n{}\n", name.to_uppercase(), roff_text(&about)).as_bytes(),
+        );
+        for line in String::from_utf8_lossy(&body).lines() {
+            // The string definitions repeat the page's own preamble.
+            if line.starts_with(".ie ") || line.starts_with(".el ") {
+                continue;
+            }
+            let line = match line {
+                ".SH SYNOPSIS" => ".SS Synopsis",
+                ".SH OPTIONS" => ".SS Options",
+                other => other,
+            };
+            page.extend_from_slice(line.as_bytes());
+            page.push(b'\n');
+        }
     }
     write_stdout(&page)
+}
+
+/// Text for a roff body line: hyphens and a leading dot or quote escaped.
+fn roff_text(text: &str) -> String {
+    let escaped = text.replace('\\', "\\\\").replace('-', "\\-");
+    if escaped.starts_with('.') || escaped.starts_with('\'') {
+        format!("\\&{escaped}")
+    } else {
+        escaped
+    }
 }
 
 fn write_stdout(bytes: &[u8]) -> Result<i32, CliError> {
