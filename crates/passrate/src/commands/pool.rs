@@ -93,6 +93,9 @@ enum Command {
         /// Leave out MBXP's Java variants of `mbpp/N` (about 2,600 Java executions).
         #[arg(long)]
         no_mbxp_java: bool,
+        /// The new pool's version and directory as one JSON object.
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -539,6 +542,7 @@ fn run_into(args: Args, out: &mut String) -> Result<i32, CliError> {
             cache,
             no_cache,
             no_mbxp_java,
+            json,
         } => {
             let data = data.unwrap_or_else(pipeline::default_data_dir);
             let target = match &args.pool {
@@ -619,7 +623,15 @@ fn run_into(args: Args, out: &mut String) -> Result<i32, CliError> {
                 "rejection report: {}",
                 target.join("REJECTIONS.md").display()
             );
-            writeln!(out, "{} {}", pool.version(), target.display())?;
+            if json {
+                let line = serde_json::json!({
+                    "pool_version": pool.version().to_string(),
+                    "dir": target,
+                });
+                writeln!(out, "{line}")?;
+            } else {
+                writeln!(out, "{} {}", pool.version(), target.display())?;
+            }
             Ok(0)
         }
     }

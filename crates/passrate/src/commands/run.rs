@@ -284,6 +284,10 @@ impl Notices {
             ),
             _ => return,
         };
+        // `--quiet`: the exit code and the final error say what matters.
+        if super::quiet() {
+            return;
+        }
         match progress {
             Some(p) => p.multi.suspend(|| eprintln!("{line}")),
             None => eprintln!("{line}"),
@@ -323,7 +327,7 @@ pub fn run(args: Args) -> Result<i32, CliError> {
         let events = sink(args.json, prepared.samples.clone());
         let report = prepared.cycle.run(events).await?;
         if !args.json {
-            eprintln!(
+            super::notice!(
                 "run {}{}: {} units judged, {} already stored, {} record(s) appended",
                 report.run_id,
                 if report.resumed { " (resumed)" } else { "" },
