@@ -112,6 +112,30 @@ fn controllers(file: &Path) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// Where each role would be served from, or why it cannot be: [`Layout::survey`]'s answer,
+/// which `passrate sandbox check` prints in full instead of stopping at the first gap.
+#[derive(Debug)]
+pub struct Survey {
+    pub memory: Result<Base, SandboxError>,
+    pub pids: Result<Base, SandboxError>,
+    pub cpu: Result<Base, SandboxError>,
+    pub kill: Result<Base, SandboxError>,
+    pub v1_memsw: bool,
+}
+
+impl Survey {
+    /// The layout when every role is served, else the first role's refusal.
+    pub fn into_layout(self) -> Result<Layout, SandboxError> {
+        Ok(Layout {
+            memory: self.memory?,
+            pids: self.pids?,
+            cpu: self.cpu?,
+            kill: self.kill?,
+            v1_memsw: self.v1_memsw,
+        })
+    }
+}
+
 impl Layout {
     /// Finds the hierarchies, creates the `passrate` base directories, enables v2 controllers
     /// where possible, and says precisely what is missing when a role cannot be served.
@@ -120,6 +144,16 @@ impl Layout {
         v2_root_override: Option<&Path>,
         group: &str,
     ) -> Result<Layout, SandboxError> {
+        Self::survey(preference, v2_root_override, group)?.into_layout()
+    }
+
+    /// [`detect`](Self::detect), with every role's answer. Fails only when the hierarchies
+    /// cannot be read or a base directory cannot be created.
+    pub fn survey(
+        preference: CgroupPreference,
+        v2_root_override: Option<&Path>,
+        group: &str,
+    ) -> Result<Survey, SandboxError> {
         let mounts = read_mounts().map_err(|e| {
             unavailable(format!("cannot read /proc/self/mounts: {e}"), "mount /proc")
         })?;
@@ -131,6 +165,8 @@ impl Layout {
 
         let mut v2_base = None;
         let (mut v2_memory, mut v2_pids) = (false, false);
+        // Why a v2 controller could not be enabled, added to the refusal of its role.
+        let mut v2_enable_error = None;
         if let Some(root) = &v2_root {
             let base = root.join(group);
             ensure_dir(&base)?;
@@ -145,8 +181,9 @@ impl Layout {
                     .map(|c| format!("+{c}"))
                     .collect::<Vec<_>>()
                     .join(" ");
-                // Best effort: a delegated root may already have them enabled.
-                let _ = fs_err::write(root.join("cgroup.subtree_control"), &enable);
+                // A delegated root may already have them enabled (then this changes nothing);
+                // when it cannot, the role's refusal below says why.
+                v2_enable_error = enable_in_root(root, &enable).err();
                 let _ = fs_err::write(base.join("cgroup.subtree_control"), &enable);
             }
             let enabled = controllers(&base.join("cgroup.subtree_control"));
@@ -180,9 +217,13 @@ impl Layout {
                     dir,
                 });
             }
+            let why = v2_enable_error
+                .as_deref()
+                .map(|e| format!("; {e}"))
+                .unwrap_or_default();
             Err(unavailable(
                 format!(
-                    "no cgroup hierarchy can serve the {role} role (cgroup v2 without the `{v1_controller}` controller enabled, and no v1 `{v1_controller}` hierarchy)"
+                    "no cgroup hierarchy can serve the {role} role (cgroup v2 without the `{v1_controller}` controller enabled, and no v1 `{v1_controller}` hierarchy){why}"
                 ),
                 format!(
                     "on cgroup v2, enable it: `echo +{v1_controller} > /sys/fs/cgroup/cgroup.subtree_control` (or delegate a subtree with it); on v1, mount the `{v1_controller}` controller"
@@ -191,18 +232,19 @@ impl Layout {
         };
 
         let has_v2 = v2_base.is_some();
-        let memory = pick("memory limit", v2_memory, "memory")?;
-        let v1_memsw = memory.version == Version::V1
-            && memory.dir.join("memory.memsw.limit_in_bytes").exists();
-        if memory.version == Version::V1 {
+        let memory = pick("memory limit", v2_memory, "memory");
+        let v1_memory = memory.as_ref().ok().filter(|m| m.version == Version::V1);
+        let v1_memsw =
+            v1_memory.is_some_and(|m| m.dir.join("memory.memsw.limit_in_bytes").exists());
+        if let Some(memory) = v1_memory {
             // A v1 memory cgroup starts with its parent's swappiness: set once here, not
             // in every leaf (best effort, as before).
             let _ = fs_err::write(memory.dir.join("memory.swappiness"), "0");
         }
-        let layout = Layout {
+        Ok(Survey {
             memory,
-            pids: pick("process limit", v2_pids, "pids")?,
-            cpu: pick("CPU accounting", has_v2, "cpuacct")?,
+            pids: pick("process limit", v2_pids, "pids"),
+            cpu: pick("CPU accounting", has_v2, "cpuacct"),
             kill: pick(
                 "kill",
                 has_v2
@@ -210,10 +252,9 @@ impl Layout {
                         .as_ref()
                         .is_some_and(|b| b.join("cgroup.kill").exists() || has_kill_file(b)),
                 "freezer",
-            )?,
+            ),
             v1_memsw,
-        };
-        Ok(layout)
+        })
     }
 
     /// Distinct base directories, each hierarchy once.
@@ -261,6 +302,65 @@ impl Layout {
     }
 }
 
+/// The leaf, directly under a delegated v2 root, that passrate moves its own process into
+/// when that process sits in the root itself (see [`enable_in_root`]).
+pub const SUPERVISOR_LEAF: &str = "passrate-supervisor";
+
+/// Enables `enable` (`+memory +pids +cpu`) for the children of the v2 `root`.
+///
+/// cgroup v2's "no internal processes" rule: a cgroup other than the hierarchy's root cannot
+/// enable controllers for its children while processes live in it (EBUSY). Under systemd
+/// with `Delegate=yes`, the service's (or `systemd-run --scope`'s) own process starts in the
+/// delegated cgroup that becomes passrate's root. As systemd's delegation rules ask, this
+/// process then moves itself (every thread: v2 `cgroup.procs` moves whole processes) into a
+/// leaf of its own, [`SUPERVISOR_LEAF`], and enables again. Other processes in the root are
+/// not moved: they are not passrate's to place, and the error names them.
+fn enable_in_root(root: &Path, enable: &str) -> Result<(), String> {
+    let control = root.join("cgroup.subtree_control");
+    let first = match fs_err::write(&control, enable) {
+        Ok(()) => return Ok(()),
+        Err(e) => e,
+    };
+    // fs_err keeps the error's kind, not its raw errno.
+    let busy = first.kind() == io::ErrorKind::ResourceBusy;
+    let me = std::process::id().to_string();
+    let in_root = || -> Vec<String> {
+        fs_err::read_to_string(root.join("cgroup.procs"))
+            .map(|t| t.lines().map(str::to_owned).collect())
+            .unwrap_or_default()
+    };
+    if busy && in_root().contains(&me) {
+        let leaf = root.join(SUPERVISOR_LEAF);
+        match fs_err::create_dir(&leaf) {
+            Err(e) if e.kind() != io::ErrorKind::AlreadyExists => return Err(e.to_string()),
+            _ => {}
+        }
+        fs_err::write(leaf.join("cgroup.procs"), &me).map_err(|e| {
+            format!(
+                "cannot move this process out of the delegated cgroup {} into {}: {e}",
+                root.display(),
+                leaf.display()
+            )
+        })?;
+        match fs_err::write(&control, enable) {
+            Ok(()) => return Ok(()),
+            Err(e) if e.kind() != io::ErrorKind::ResourceBusy => {
+                return Err(format!("cannot enable controllers: {e}"));
+            }
+            Err(_) => {}
+        }
+    } else if !busy {
+        return Err(format!("cannot enable controllers: {first}"));
+    }
+    Err(format!(
+        "{} holds processes ({}), and a non-root cgroup v2 with processes cannot enable \
+         controllers for its children: move them into a leaf cgroup, or start passrate alone \
+         in its delegated cgroup (systemd: `Delegate=yes`)",
+        root.display(),
+        in_root().join(" ")
+    ))
+}
+
 /// A v2 `cgroup.kill` exists in children even when the base (created by us) lacks it on
 /// some kernels' roots; probe with a throwaway child.
 fn has_kill_file(base: &Path) -> bool {
@@ -302,6 +402,18 @@ pub struct ExecCgroup {
     /// one (its descriptors, opened by the jail as host root, go to the one process that
     /// joins before anything of the execution runs).
     emptied: std::cell::Cell<bool>,
+    /// v2: a descriptor of the memory leaf's `memory.peak` through which the peak was reset
+    /// ([`reset_peak_memory`](Self::reset_peak_memory)); the reset holds for reads through
+    /// this descriptor only.
+    peak_fd: std::cell::Cell<Option<std::os::fd::RawFd>>,
+}
+
+impl Drop for ExecCgroup {
+    fn drop(&mut self) {
+        if let Some(fd) = self.peak_fd.take() {
+            crate::sys::close(fd);
+        }
+    }
 }
 
 fn leaf(base: &Base, name: &str) -> PathBuf {
@@ -345,6 +457,7 @@ impl ExecCgroup {
             layout: layout.clone(),
             name: name.to_owned(),
             emptied: std::cell::Cell::new(false),
+            peak_fd: std::cell::Cell::new(None),
         }
     }
 
@@ -446,6 +559,17 @@ impl ExecCgroup {
     }
 
     pub fn peak_memory(&self) -> Option<u64> {
+        if let Some(fd) = self.peak_fd.get() {
+            let mut buf = [0u8; 64];
+            let n = unsafe { libc::pread(fd, buf.as_mut_ptr().cast(), buf.len(), 0) };
+            if n > 0 {
+                return std::str::from_utf8(&buf[..n as usize])
+                    .ok()?
+                    .trim()
+                    .parse()
+                    .ok();
+            }
+        }
         let dir = leaf(&self.layout.memory, &self.name);
         let file = match self.layout.memory.version {
             Version::V2 => dir.join("memory.peak"),
@@ -455,12 +579,37 @@ impl ExecCgroup {
     }
 
     /// Makes the peak memory count from now (a pre-started program's hand-over). v1 resets
-    /// `memory.max_usage_in_bytes` to the current usage; v2's `memory.peak` has no global
-    /// reset, so there the peak includes the program's start-up (reported as measured).
+    /// `memory.max_usage_in_bytes` to the current usage. v2's `memory.peak` (Linux 6.12+)
+    /// resets per descriptor: a write through a descriptor makes reads through that same
+    /// descriptor count from the current usage, so the descriptor is kept for
+    /// [`peak_memory`](Self::peak_memory). On older v2 kernels the write fails and the peak
+    /// includes the program's start-up (reported as measured).
     pub fn reset_peak_memory(&self) {
-        if self.layout.memory.version == Version::V1 {
-            let dir = leaf(&self.layout.memory, &self.name);
-            let _ = fs_err::write(dir.join("memory.max_usage_in_bytes"), "0");
+        let dir = leaf(&self.layout.memory, &self.name);
+        match self.layout.memory.version {
+            Version::V1 => {
+                let _ = fs_err::write(dir.join("memory.max_usage_in_bytes"), "0");
+            }
+            Version::V2 => {
+                use std::os::unix::ffi::OsStrExt;
+                let Ok(path) =
+                    std::ffi::CString::new(dir.join("memory.peak").as_os_str().as_bytes())
+                else {
+                    return;
+                };
+                let fd = unsafe { libc::open(path.as_ptr(), libc::O_RDWR | libc::O_CLOEXEC) };
+                if fd < 0 {
+                    return;
+                }
+                let reset = b"reset\n";
+                if unsafe { libc::write(fd, reset.as_ptr().cast(), reset.len()) } < 0 {
+                    crate::sys::close(fd);
+                    return;
+                }
+                if let Some(old) = self.peak_fd.replace(Some(fd)) {
+                    crate::sys::close(old);
+                }
+            }
         }
     }
 

@@ -459,7 +459,9 @@ fn unavailable(what: impl Into<String>, hint: impl Into<String>) -> SandboxError
     }
 }
 
-fn check_user_namespaces() -> Result<(), SandboxError> {
+/// Whether this host lets passrate create user namespaces, as root: the first thing
+/// [`Sandbox::new`] checks (`passrate sandbox check` reports it on its own).
+pub fn check_user_namespaces() -> Result<(), SandboxError> {
     if !Path::new("/proc/self/ns/user").exists() {
         return Err(unavailable(
             "the kernel has no user namespaces (CONFIG_USER_NS)",

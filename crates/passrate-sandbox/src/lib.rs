@@ -23,6 +23,9 @@ mod wire;
 
 pub use api::*;
 pub use cgroup::CgroupPreference;
-pub use host::{DEFAULT_PYTHON_PRELOAD, Launcher, MAX_TRUSTED_PYTHON, Sandbox, SandboxConfig};
+pub use host::{
+    DEFAULT_PYTHON_PRELOAD, Launcher, MAX_TRUSTED_PYTHON, Sandbox, SandboxConfig,
+    check_user_namespaces,
+};
 pub use jail::jail_main;
 pub use java_archive::{JavaArchive, JavaArchiveSpec};

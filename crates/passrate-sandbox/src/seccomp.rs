@@ -222,6 +222,27 @@ pub fn install(program: &[libc::sock_filter]) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Whether the kernel can filter system calls with seccomp (`CONFIG_SECCOMP_FILTER`), without
+/// installing anything: `passrate sandbox check` reports it before a jail proves it.
+pub fn kernel_supports_filters() -> Result<(), String> {
+    // PR_GET_SECCOMP fails with EINVAL on a kernel built without seccomp.
+    if unsafe { libc::prctl(libc::PR_GET_SECCOMP, 0, 0, 0, 0) } < 0 {
+        return Err(format!(
+            "the kernel has no seccomp (prctl(PR_GET_SECCOMP): {})",
+            std::io::Error::last_os_error()
+        ));
+    }
+    // Lists the filter return actions only when filters are built in.
+    match fs_err::read_to_string("/proc/sys/kernel/seccomp/actions_avail") {
+        Ok(actions) if actions.contains("errno") && actions.contains("kill_process") => Ok(()),
+        Ok(actions) => Err(format!(
+            "seccomp filters lack the actions passrate uses (available: {})",
+            actions.trim()
+        )),
+        Err(e) => Err(format!("the kernel has no seccomp filters ({e})")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

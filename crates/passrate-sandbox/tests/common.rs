@@ -23,20 +23,25 @@ pub struct Jail {
 }
 
 /// Removes a test sandbox's (by then empty) cgroup group directories when dropped.
-struct RemoveGroupDirs(String);
+struct RemoveGroupDirs(Vec<PathBuf>);
 
 impl Drop for RemoveGroupDirs {
     fn drop(&mut self) {
-        for base in cgroup_bases(&self.0) {
+        for base in &self.0 {
             let _ = std::fs::remove_dir(base);
         }
     }
 }
 
-fn cgroup_bases(group: &str) -> Vec<String> {
-    ["memory", "pids", "unified", "cpuacct", "freezer"]
-        .iter()
-        .map(|h| format!("/sys/fs/cgroup/{h}/{group}"))
+/// The group directories the sandbox resolved, in every hierarchy it uses. Taken from the
+/// sandbox's own layout rather than from fixed paths, so that on a pure cgroup v2 host
+/// (`/sys/fs/cgroup/<group>`, or a delegated `PASSRATE_CGROUP_ROOT`) leftovers are checked too.
+fn cgroup_bases(sandbox: &Sandbox) -> Vec<PathBuf> {
+    sandbox
+        .cgroup_layout()
+        .bases()
+        .into_iter()
+        .map(|b| b.dir.clone())
         .collect()
 }
 
@@ -74,10 +79,11 @@ pub fn jail_configured(
     };
     configure(&mut config);
     let sandbox = Sandbox::new(config).expect("this machine must be able to sandbox");
+    let group_dirs = RemoveGroupDirs(cgroup_bases(&sandbox));
     Jail {
         sandbox,
         uid_base,
-        _group_dirs: RemoveGroupDirs(group.clone()),
+        _group_dirs: group_dirs,
         group,
     }
 }
@@ -175,7 +181,8 @@ impl Jail {
         );
         // Per live slot: how many prepared leaves were seen.
         let mut next_leaves = std::collections::HashMap::<String, usize>::new();
-        for base in cgroup_bases(&self.group) {
+        for base in cgroup_bases(&self.sandbox) {
+            let base = base.display().to_string();
             let Ok(entries) = std::fs::read_dir(&base) else {
                 continue;
             };

@@ -119,9 +119,20 @@ fn startup_cpu_does_not_count_against_the_candidate() {
 #[test]
 fn startup_memory_does_not_show_in_the_peak() {
     let j = common::jail();
-    if j.sandbox.cgroup_layout().memory.version != passrate_sandbox::cgroup::Version::V1 {
-        // v2's memory.peak cannot be reset; the peak is then reported as measured.
-        return;
+    let memory = &j.sandbox.cgroup_layout().memory;
+    if memory.version == passrate_sandbox::cgroup::Version::V2 {
+        // v2's memory.peak resets (per descriptor) only from Linux 6.12; before, the peak
+        // is reported as measured, start-up included. The pure v2 guest of
+        // scripts/test-cgroup-v2.sh runs a newer kernel, so there this test is real.
+        let resettable = std::fs::OpenOptions::new()
+            .write(true)
+            .open(memory.dir.join("memory.peak"))
+            .and_then(|mut f| std::io::Write::write_all(&mut f, b"reset\n"))
+            .is_ok();
+        if !resettable {
+            eprintln!("skipped: this kernel's cgroup v2 memory.peak cannot be reset");
+            return;
+        }
     }
     let python = j
         .sandbox
@@ -139,6 +150,6 @@ fn startup_memory_does_not_show_in_the_peak() {
     j.run(&req);
     let out = run_prestarted(&j, &req);
     assert_eq!(out.status, ExecStatus::Ok, "{out:?}");
-    let peak = out.peak_memory_bytes.expect("v1 reports a peak");
+    let peak = out.peak_memory_bytes.expect("a peak is reported");
     assert!(peak < 120 << 20, "start-up memory counted: {peak}");
 }
