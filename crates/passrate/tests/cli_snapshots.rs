@@ -16,9 +16,11 @@ use common::{passrate, write_pool};
 
 /// `success`, `exit_code`, stdout and stderr in one text, as uv's snapshots show them.
 fn render(cmd: &mut Command) -> String {
-    // No terminal anywhere, so help is wrapped at clap's fixed width and no spinner shows.
+    // No terminal anywhere and no COLUMNS, so help wraps at clap's default width (100) and
+    // no spinner shows.
     let out = cmd
         .stdin(Stdio::null())
+        .env_remove("COLUMNS")
         .env_remove("CI")
         .env("NO_COLOR", "1")
         .output()
