@@ -76,6 +76,10 @@ fn versus(row: &BoardRow) -> String {
     let Some(c) = &row.vs_next else {
         return String::new();
     };
+    // Without a shared task there is nothing to compare: neither "ahead" nor "tied".
+    if c.difference.is_none() {
+        return "not comparable (no task scored by both)".to_string();
+    }
     let diff = c
         .difference
         .map(|d| {
