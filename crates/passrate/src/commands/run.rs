@@ -182,9 +182,9 @@ impl Progress {
     fn new(samples: BTreeMap<String, u32>) -> Progress {
         let color = std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
         let template = if color {
-            "{prefix:>28} {bar:30.cyan/blue} {pos:>4}/{len:4} {elapsed_precise} {per_sec:>10} eta {eta:>4} {msg}"
+            "{prefix:>28} {bar:30.cyan/blue} {pos:>4}/{len:4} {elapsed_precise} {rate:>8} eta {eta:>4} {msg}"
         } else {
-            "{prefix:>28} {bar:30} {pos:>4}/{len:4} {elapsed_precise} {per_sec:>10} eta {eta:>4} {msg}"
+            "{prefix:>28} {bar:30} {pos:>4}/{len:4} {elapsed_precise} {rate:>8} eta {eta:>4} {msg}"
         };
         Progress {
             multi: MultiProgress::with_draw_target(ProgressDrawTarget::stderr()),
@@ -192,6 +192,13 @@ impl Progress {
             samples,
             style: ProgressStyle::with_template(template)
                 .expect("a valid template")
+                // indicatif's `{per_sec}` prints every digit of the float.
+                .with_key(
+                    "rate",
+                    |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                        let _ = write!(w, "{:.1}/s", state.per_sec());
+                    },
+                )
                 .progress_chars("=> "),
         }
     }
