@@ -286,6 +286,11 @@ pub fn endpoints() -> Vec<Endpoint> {
     ]
 }
 
+/// The ETag of a body: a hash of its bytes, so it changes exactly when the content does.
+pub fn etag_of(body: &[u8]) -> String {
+    format!("\"{}\"", &blake3::hash(body).to_hex()[..32])
+}
+
 /// A JSON response with an ETag (hash of the body) and Cache-Control; 304 when the client
 /// already holds it.
 pub fn cached_json<T: Serialize>(headers: &HeaderMap, value: &T) -> Result<Response, ApiError> {
@@ -293,8 +298,18 @@ pub fn cached_json<T: Serialize>(headers: &HeaderMap, value: &T) -> Result<Respo
         action: "encode the response".to_string(),
         detail: e.to_string(),
     })?;
-    let etag = format!("\"{}\"", &blake3::hash(&body).to_hex()[..32]);
-    let etag_value = HeaderValue::from_str(&etag).map_err(|e| ApiError::Internal {
+    let etag = etag_of(&body);
+    respond(headers, "application/json", body.into(), &etag)
+}
+
+/// `body` with its ETag and Cache-Control, or 304 when `If-None-Match` names the ETag.
+pub fn respond(
+    headers: &HeaderMap,
+    content_type: &'static str,
+    body: axum::body::Bytes,
+    etag: &str,
+) -> Result<Response, ApiError> {
+    let etag_value = HeaderValue::from_str(etag).map_err(|e| ApiError::Internal {
         action: "build the ETag".to_string(),
         detail: e.to_string(),
     })?;
@@ -317,7 +332,7 @@ pub fn cached_json<T: Serialize>(headers: &HeaderMap, value: &T) -> Result<Respo
     }
     Ok((
         [
-            (CONTENT_TYPE, HeaderValue::from_static("application/json")),
+            (CONTENT_TYPE, HeaderValue::from_static(content_type)),
             (ETAG, etag_value),
             (CACHE_CONTROL, cache),
         ],
@@ -385,8 +400,13 @@ async fn leaderboard(
 ) -> Result<Response, ApiError> {
     let query = Query::parse(raw.as_deref(), &["week"])?;
     let week = state.week_or_latest(query.week("week")?).await?;
-    let board = state.board(&week).await?;
-    cached_json(&headers, &*board)
+    let cached = state.board(&week).await?;
+    respond(
+        &headers,
+        "application/json",
+        cached.json.clone(),
+        &cached.etag,
+    )
 }
 
 async fn history(

@@ -14,7 +14,7 @@ use percent_encoding::{NON_ALPHANUMERIC, utf8_percent_encode};
 use crate::api::Shared;
 use crate::error::ApiError;
 use crate::params::{self, ApiPath, Query};
-use crate::state::{AppState, MAX_PER_PAGE};
+use crate::state::{AppState, MAX_PER_PAGE, lock};
 use crate::svg::{self, pct};
 use crate::views::{Board, BoardRow, Section};
 
@@ -307,7 +307,14 @@ async fn board(
         ));
     }
     let week = state.week_or_latest(query.week("week")?).await?;
-    let board = state.board(&week).await?;
+    let cached = state.board(&week).await?;
+    // The page depends only on the board and the week list (its picker): render it once.
+    if let Some((rendered_with, html)) = &*lock(&cached.page)
+        && *rendered_with == weeks
+    {
+        return Ok(html_response(html.clone()));
+    }
+    let board = &cached.board;
     let cats: Vec<String> = board
         .rows()
         .flat_map(|r| r.record.by_category.keys().map(name))
@@ -327,26 +334,43 @@ async fn board(
         (Section::Controls, &board.controls),
     ] {
         if !rows.is_empty() {
-            sections.push(section(&board, kind, rows, &cats, &tiers));
+            sections.push(section(board, kind, rows, &cats, &tiers));
         }
     }
-    Ok(page_response(
-        StatusCode::OK,
-        BoardPage {
-            title: format!("Leaderboard {week}"),
-            weeks: weeks
-                .iter()
-                .rev()
-                .map(|w| (w.clone(), *w == week))
-                .collect(),
-            json_href: format!("/api/v1/leaderboard?week={}", enc(&week)),
-            week,
-            categories: cats,
-            tiers,
-            sections,
-            alerts: board.alerts.clone(),
-        },
-    ))
+    let page = BoardPage {
+        title: format!("Leaderboard {week}"),
+        weeks: weeks
+            .iter()
+            .rev()
+            .map(|w| (w.clone(), *w == week))
+            .collect(),
+        json_href: format!("/api/v1/leaderboard?week={}", enc(&week)),
+        week,
+        categories: cats,
+        tiers,
+        sections,
+        alerts: board.alerts.clone(),
+    };
+    let html: axum::body::Bytes = page
+        .render()
+        .map_err(|e| ApiError::Internal {
+            action: "render the board".to_string(),
+            detail: e.to_string(),
+        })?
+        .into();
+    *lock(&cached.page) = Some((weeks, html.clone()));
+    Ok(html_response(html))
+}
+
+fn html_response(html: axum::body::Bytes) -> Response {
+    (
+        [(
+            axum::http::header::CONTENT_TYPE,
+            axum::http::HeaderValue::from_static("text/html; charset=utf-8"),
+        )],
+        html,
+    )
+        .into_response()
 }
 
 struct HistoryLine {
@@ -602,7 +626,8 @@ async fn compare(
     let query = Query::parse(raw.as_deref(), &["a", "b", "week"])?;
     let week = state.week_or_latest(query.week("week")?).await?;
     let weeks = state.weeks().await?;
-    let board = state.board(&week).await?;
+    let cached = state.board(&week).await?;
+    let board = &cached.board;
     let (a, b) = (query.get("a").unwrap_or(""), query.get("b").unwrap_or(""));
     let result = if a.is_empty() || b.is_empty() {
         None

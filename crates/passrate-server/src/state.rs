@@ -3,6 +3,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use passrate_engine::run_score_config;
 use passrate_pool::Pool;
@@ -33,7 +34,28 @@ pub struct AppState {
     /// `None`: write endpoints answer 403.
     pub writes: Option<crate::write::WriteConfig>,
     score: ScoreConfig,
-    boards: Mutex<HashMap<String, (Fingerprint, Arc<Board>)>>,
+    boards: Mutex<HashMap<String, Arc<CachedBoard>>>,
+    weeks: Mutex<Option<(Instant, Vec<String>)>>,
+}
+
+/// How long a board and the list of weeks are served without asking the store whether they
+/// changed: a new record version shows within this delay, and a busy server asks the store
+/// once per interval instead of once per request.
+pub const REVALIDATE_AFTER: Duration = Duration::from_secs(1);
+
+/// A board with its encoded JSON and ETag, and its page once rendered.
+pub struct CachedBoard {
+    pub board: Board,
+    pub json: axum::body::Bytes,
+    pub etag: String,
+    fingerprint: Fingerprint,
+    checked: Mutex<Instant>,
+    /// The rendered page and the week list it was rendered with (its week picker).
+    pub page: Mutex<Option<(Vec<String>, axum::body::Bytes)>>,
+}
+
+pub fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl AppState {
@@ -45,6 +67,7 @@ impl AppState {
             writes: None,
             score: run_score_config(),
             boards: Mutex::new(HashMap::new()),
+            weeks: Mutex::new(None),
         }
     }
 
@@ -55,8 +78,16 @@ impl AppState {
         self
     }
 
+    /// The weeks with records, oldest first (at most [`REVALIDATE_AFTER`] old).
     pub async fn weeks(&self) -> Result<Vec<String>, ApiError> {
-        Ok(self.store.weeks().await?)
+        if let Some((at, weeks)) = &*lock(&self.weeks)
+            && at.elapsed() < REVALIDATE_AFTER
+        {
+            return Ok(weeks.clone());
+        }
+        let weeks = self.store.weeks().await?;
+        *lock(&self.weeks) = Some((Instant::now(), weeks.clone()));
+        Ok(weeks)
     }
 
     /// `week` if it has records, else the latest week with records; 404 naming `week`.
@@ -77,8 +108,15 @@ impl AppState {
         }
     }
 
-    /// The engine's board of `week`, reused while the week's records are unchanged.
-    pub async fn board(&self, week: &str) -> Result<Arc<Board>, ApiError> {
+    /// The engine's board of `week` with its JSON, reused while the week's records are
+    /// unchanged (checked at most every [`REVALIDATE_AFTER`]).
+    pub async fn board(&self, week: &str) -> Result<Arc<CachedBoard>, ApiError> {
+        let known = lock(&self.boards).get(week).cloned();
+        if let Some(cached) = &known
+            && lock(&cached.checked).elapsed() < REVALIDATE_AFTER
+        {
+            return Ok(cached.clone());
+        }
         let fingerprint: Fingerprint = self
             .store
             .leaderboard(week)
@@ -86,20 +124,28 @@ impl AppState {
             .into_iter()
             .map(|s| (s.record.model, s.record.record_version))
             .collect();
-        if let Some((fp, board)) = self.boards_lock().get(week)
-            && *fp == fingerprint
+        if let Some(cached) = known
+            && cached.fingerprint == fingerprint
         {
-            return Ok(board.clone());
+            *lock(&cached.checked) = Instant::now();
+            return Ok(cached);
         }
         let board = passrate_engine::leaderboard(&self.store, week, &self.score).await?;
-        let board: Arc<Board> = Arc::new(views::mirror(&board)?);
-        self.boards_lock()
-            .insert(week.to_string(), (fingerprint, board.clone()));
-        Ok(board)
-    }
-
-    fn boards_lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, (Fingerprint, Arc<Board>)>> {
-        self.boards.lock().unwrap_or_else(|e| e.into_inner())
+        let board: Board = views::mirror(&board)?;
+        let json = serde_json::to_vec(&board).map_err(|e| ApiError::Internal {
+            action: "encode the board".to_string(),
+            detail: e.to_string(),
+        })?;
+        let cached = Arc::new(CachedBoard {
+            etag: crate::api::etag_of(&json),
+            json: json.into(),
+            board,
+            fingerprint,
+            checked: Mutex::new(Instant::now()),
+            page: Mutex::new(None),
+        });
+        lock(&self.boards).insert(week.to_string(), cached.clone());
+        Ok(cached)
     }
 
     /// Every record of `model`, oldest first; 404 when it has none.

@@ -3,9 +3,8 @@
 //!
 //! The board and the pool stats come from the engine and the pool, whose types are not
 //! `JsonSchema`; they are mirrored here field for field and converted through serde, and
-//! `mirrors_serialize_like_the_originals` (tests/api.rs) checks the mirror serializes exactly
-//! like the original, so the API can never show a board other than `passrate leaderboard
-//! --json`'s.
+//! `the_api` (tests/api.rs) checks that the API's board and pool stats equal the originals
+//! serialized, so the API can never show a board other than `passrate leaderboard --json`'s.
 
 use std::collections::BTreeMap;
 

@@ -282,6 +282,15 @@ async fn the_api(target: &Target) -> anyhow::Result<()> {
         status == StatusCode::OK && stats["week"] == latest,
         "{stats}"
     );
+    let original = passrate_pool::stats(
+        common::pool(),
+        latest,
+        &passrate_pool::SampleConfig::default(),
+    )?;
+    ensure!(
+        stats == serde_json::to_value(&original)?,
+        "the API's pool stats differ from the pool's"
+    );
     let task_id = common::sample_items()[0].task.clone();
     let encoded: String = task_id.replace('/', "%2F");
     let response = client()

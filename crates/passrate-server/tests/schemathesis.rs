@@ -46,6 +46,7 @@ async fn schemathesis_finds_no_server_error() -> anyhow::Result<()> {
     let token = "schemathesis-token-0123456789";
     let server = Server::start_with_writes(&target.location, token, &models).await?;
     let schema = server.url("/api/v1/openapi.json");
+    let work = dir.path().to_path_buf();
     let output = tokio::task::spawn_blocking(move || {
         Command::new(st)
             .args(["run", &schema])
@@ -62,7 +63,12 @@ async fn schemathesis_finds_no_server_error() -> anyhow::Result<()> {
                 "--header",
                 &format!("Authorization: Bearer {token}"),
                 "--no-color",
+                // No example database: nothing is written into the source tree.
+                "--generation-database",
+                "none",
             ])
+            // Schemathesis keeps a cache in its working directory: a throwaway one.
+            .current_dir(&work)
             .env("SCHEMATHESIS_HOOKS", "")
             .output()
     })

@@ -170,5 +170,6 @@ fn dispatch(command: Command) -> Result<i32, CliError> {
         Command::Bench(BenchCommand::Score(args)) => bench_score::run(args)?,
         Command::Bench(BenchCommand::Cycle(args)) => bench_cycle::run(args)?,
         Command::Bench(BenchCommand::Runner(args)) => bench_runner::run(args)?,
+        Command::Bench(BenchCommand::Serve(args)) => serve::bench(args)?,
     })
 }
