@@ -440,7 +440,13 @@ mod tests {
         assert_eq!(family("mbppplus", "Mbpp/12"), "mbpp/12");
         assert_eq!(family("classeval", "ClassEval_7"), "classeval/7");
         assert_eq!(family("quixbugs", "bitcount"), "quixbugs/bitcount");
-        assert_eq!(family("humanevalpack", "Python/x"), "humanevalpack/Python/x");
-        assert_ne!(family("humaneval", "HumanEval/9"), family("humaneval", "HumanEval/96"));
+        assert_eq!(
+            family("humanevalpack", "Python/x"),
+            "humanevalpack/Python/x"
+        );
+        assert_ne!(
+            family("humaneval", "HumanEval/9"),
+            family("humaneval", "HumanEval/96")
+        );
     }
 }
