@@ -48,7 +48,9 @@ deb [signed-by=$keyring] $mirror trixie main
 L
 # A private source list, state and cache: the host's apt configuration stays as it was.
 A=(-o "Dir::Etc::SourceList=$apt/sources.list" -o Dir::Etc::SourceParts=/dev/null
-   -o "Dir::State::Lists=$apt/lists" -o "Dir::Cache=$apt/cache")
+   -o "Dir::State::Lists=$apt/lists" -o "Dir::Cache=$apt/cache"
+   # The private directories are root's: apt's unprivileged _apt user cannot write them.
+   -o APT::Sandbox::User=root)
 log "apt-get update (sid, trixie from $mirror)"
 apt-get "${A[@]}" update -q >&2 || fail "apt-get update of sid/trixie from $mirror failed"
 cd "$apt/dl"

@@ -51,7 +51,7 @@ mkdir -p "$pool/tasks" /tmp/passrate-v2-cand
 cp "${PASSRATE_POOL_DIR:-pool}/tasks/humanevalfix.jsonl.gz" "$pool/tasks/"
 echo '{"format_version": 1, "series": 1, "task_files": ["tasks/humanevalfix.jsonl.gz"]}' > "$pool/pool.json"
 checks=0 check_fail=0
-for task in ${PASSRATE_V2_CHECK_TASKS:-humanevalfix/0 humanevalfix/12}; do
+for task in ${PASSRATE_V2_CHECK_TASKS:-humanevalfix/0 humanevalfix/10}; do
   "$passrate" pool --pool "$pool" show "$task" --json > /tmp/passrate-v2-cand/task.json || { failed+=("pool show $task"); continue; }
   for lang in python javascript java; do
     python3 - /tmp/passrate-v2-cand/task.json "$lang" <<'PY' || { failed+=("$task $lang: no variant"); continue; }

@@ -4,7 +4,7 @@
 # root filesystem as its read-only root (hostfs over a read-only bind made in a private mount
 # namespace, so the host enforces read-only too) and pure cgroup v2 (guest-init.sh), runs CMD
 # as root in the current directory, and returns its stdout, stderr and exit code.
-# Environment: VM_MEM (guest RAM, 4G), VM_TIMEOUT (seconds, 900); PASSRATE_*, RUST_*,
+# Environment: VM_MEM (guest RAM, 4G), VM_TIMEOUT (seconds, 900), VM_SECCOMP (on); PASSRATE_*, RUST_*,
 # CARGO_* and NEXTEST_* variables are passed in.
 set -uo pipefail
 [ $# -ge 2 ] || { echo "usage: $0 KERNEL CMD [ARGS...]" >&2; exit 2; }
@@ -29,11 +29,14 @@ mkdir "$run/root" "$run/out"
 } > "$run/cmd"
 
 # UML keeps its guest RAM in a file under TMPDIR: /dev/shm is a tmpfs, so it stays in RAM.
+# seccomp=on: UML intercepts its processes' system calls with seccomp instead of ptrace;
+# page faults ran twice as fast (100 MB touched: 1.8 s of CPU instead of 3.8 s).
 # con0 is the guest's console (its kernel messages go to uml.log); quiet keeps it short.
 TMPDIR=/dev/shm timeout -k 10 "$timeout_s" unshare -m --propagation private sh -c '
   mount --bind / "$1/root" && mount -o remount,bind,ro "$1/root" && shift 2 && exec "$@"
 ' sh "$run" "$run" "$kernel" mem="$mem" rootfstype=hostfs rootflags="$run/root" ro \
   init="$here/guest-init.sh" umldir="$umldir" vmrun="$run" \
+  seccomp="${VM_SECCOMP:-on}" \
   con=null con0=null,fd:1 ssl=null quiet loglevel=3 </dev/null >"$run/uml.log" 2>&1
 uml_rc=$?
 cat "$run/out/stdout" 2>/dev/null
