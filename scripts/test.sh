@@ -18,6 +18,13 @@ openai_env="$(scripts/litellm-test-server.sh)"
 eval "$openai_env"
 : "${PASSRATE_TEST_OPENAI_URL:?the LiteLLM test server did not start}"
 
+# Installs Debian's chromium and playwright-core (npm) when missing; the server's browser test
+# drives them.
+eval "$(scripts/chromium-test-deps.sh)"
+# Installs schemathesis (PyPI) into ~/.cache/passrate when missing; the server's fuzz test
+# runs it against the OpenAPI document.
+eval "$(scripts/schemathesis-test.sh)"
+
 echo "== format and lints" >&2
 cargo fmt --all --check
 cargo clippy --workspace --all-targets --locked -- -D warnings

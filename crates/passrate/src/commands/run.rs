@@ -365,6 +365,13 @@ pub fn run(args: Args) -> Result<i32, CliError> {
         for alert in &board.alerts {
             eprintln!("ALERT: {alert}");
         }
+        if !args.json && !super::quiet() {
+            // The same store, in a browser: the board, each model's history, the runs.
+            eprintln!(
+                "to browse it: passrate serve --database {}  (then open http://127.0.0.1:8080/)",
+                store.location()
+            );
+        }
         if report.has_api_errors() {
             let models: Vec<&str> = report
                 .unscored
