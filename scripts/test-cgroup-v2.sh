@@ -57,10 +57,10 @@ run() { printf '%s\t%s\t%s\n' "runner/$1" "$(bin_of passrate-runner "$1")" "--te
   # The one test of the corpus that needs cgroup v1 hierarchies (there are none here) is
   # named, not silently passed: the summary lists it as filtered out.
   sbx security "--skip daemons_die_under_cgroup_v1_kill_too"
-  # Open finding, not yet diagnosed (see the issue): in the guest this test's candidate,
-  # given 300 ms of CPU after the hand-over, times out without the pre-started marker in
-  # its output, both when fresh-jail fallback and guest slowness (the hand-over's own work)
-  # could explain it. Named here so that it is reported, never silently passed.
+  # Open finding, not yet diagnosed: in the guest this test's candidate, given 300 ms of
+  # CPU after the hand-over, times out without the pre-started marker in its output; a
+  # fallback to a fresh jail or the guest's slowness (the hand-over's own work) could each
+  # explain it. Named here so that it is reported, never silently passed.
   sbx prestart "--skip startup_cpu_does_not_count_against_the_candidate"
   printf '@passrate-check\n'
 } > "$plans/1"
