@@ -86,7 +86,7 @@ with gzip.open(sys.argv[1], "rt") as f, open(sys.argv[2], "w") as out:
         out.write(json.dumps({"task_id": p["task_id"], "solution": p["prompt"] + p["canonical_solution"]}) + "\n")
 EOF
     # EvalPlus computes the expected outputs once and caches them (XDG cache in DIR): this
-    # untimed run fills the cache, as in the DESIGN.md reference ("cached ground truth").
+    # untimed run fills the cache, as in the ARCHITECTURE.md reference ("cached ground truth").
     if [[ $ep_ok == 1 ]] && ! compgen -G "$dir/cache/evalplus/*.pkl" >/dev/null; then
       echo "peers: EvalPlus ground truth (untimed, cached)" >&2
       rm -f "$dir/ep_samples_eval_results.json"

@@ -1,5 +1,5 @@
 //! A week's leaderboard as stored, in three sections so that only like is compared with like
-//! (DESIGN.md principle 11):
+//! (ARCHITECTURE.md principle 11):
 //! - **ranked**: models that answered the whole sample, ordered, each with its rank interval
 //!   and tie group from the family bootstrap and the paired comparison with the next one down;
 //! - **partial coverage**: models that answered only part of the sample (replays of public

@@ -1,6 +1,6 @@
 //! The models' answer cache kept in the store, scoped to one run: a resumed run never asks
 //! (or pays) twice for an answer it already has, and a new run — next week's, or this week's
-//! with other settings — asks every API and command model afresh (DESIGN.md principle 10:
+//! with other settings — asks every API and command model afresh (ARCHITECTURE.md principle 10:
 //! the point of a weekly re-run is to see a provider's silent update). A run may name
 //! another run whose answers it reuses (`--reuse-answers-from`); that choice is part of the
 //! run's configuration, so it is recorded and changes the run id.

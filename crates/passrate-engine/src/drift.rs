@@ -1,6 +1,6 @@
 //! Week-over-week drift of one model: did the identifier serve a different model this week?
 //!
-//! Two signals, both against the model's latest record of an earlier week (DESIGN.md
+//! Two signals, both against the model's latest record of an earlier week (ARCHITECTURE.md
 //! principle 10):
 //! - **McNemar**: the exact test on the first sample's verdicts of the tasks both runs
 //!   scored — the drift panel (the same tasks in the same languages every week) and the

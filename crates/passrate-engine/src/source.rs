@@ -1,6 +1,6 @@
 //! Where a run's answers come from: a configured model (replay, command, OpenAI-compatible),
 //! or one of the two reference models built from the pool itself, which make every graded
-//! category answerable offline (DESIGN.md section 1):
+//! category answerable offline (ARCHITECTURE.md section 1):
 //! - `reference` answers each task with its reference solution, so it should pass every
 //!   task; anything less points at the pool, the extractor or the runner, not a model.
 //! - `known-buggy` answers with the task's first faulty variant (bug fixing's bug) and gives

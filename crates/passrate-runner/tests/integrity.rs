@@ -1,4 +1,4 @@
-//! The integrity corpus (DESIGN.md section 8), through the real sandbox: candidates that try
+//! The integrity corpus (ARCHITECTURE.md section 8), through the real sandbox: candidates that try
 //! to pass without solving, in Python, JavaScript and Java. Each must get a non-pass verdict
 //! with the reason named, and the reference of the same task must pass.
 

@@ -781,7 +781,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         }
     }
 
-    // Latency targets (DESIGN.md 6).
+    // Latency targets (ARCHITECTURE.md 6).
     let per_sample = |name: &str| summary.iter().find(|s| s.0.name == name).map(|s| s.5);
     let mut targets: Vec<(String, String, String, bool)> = Vec::new();
     if let Some(ms) = per_sample("java") {

@@ -66,7 +66,7 @@ enum Command {
     /// Run programs in the sandbox.
     #[command(subcommand)]
     Sandbox(sandbox::SandboxCommand),
-    /// Benchmarks that print the figures of DESIGN.md section 6.
+    /// Benchmarks that print the figures of ARCHITECTURE.md section 6.
     #[command(subcommand)]
     Bench(BenchCommand),
     /// JSON Schemas of the task, verdict, manifest, score record and run event documents.
