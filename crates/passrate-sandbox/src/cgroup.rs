@@ -644,6 +644,13 @@ impl ExecCgroup {
         self.procs().is_empty()
     }
 
+    /// v2: whether `cgroup.events` of the kill leaf `dir` still says `populated 1`.
+    fn v2_populated(&self, dir: &Path) -> bool {
+        self.layout.kill.version == Version::V2
+            && read_small(&dir.join("cgroup.events"))
+                .is_ok_and(|t| t.lines().any(|l| l.trim() == "populated 1"))
+    }
+
     /// Kills every process in the leaf and waits (bounded) until none is left. Once the leaf
     /// was found empty this reads nothing: an execution calls it up to three times.
     pub fn kill_all(&self) {
@@ -652,7 +659,12 @@ impl ExecCgroup {
         }
         let dir = leaf(&self.layout.kill, &self.name);
         for _ in 0..200 {
-            if self.is_empty() {
+            // v2's `cgroup.procs` stops listing a process once all its threads are exiting,
+            // while it may still be tearing down its memory (seen in the pure v2 guest of
+            // scripts/test-cgroup-v2.sh: a fork-bomb child still in /proc after the leaf
+            // read empty). `populated 0` in `cgroup.events` comes only after every task has
+            // left the cgroup, so v2 waits for that too.
+            if self.is_empty() && !self.v2_populated(&dir) {
                 self.emptied.set(true);
                 return;
             }
