@@ -36,3 +36,9 @@ if command -v cargo-nextest >/dev/null 2>&1; then
 else
   cargo test --workspace --locked --no-fail-fast
 fi
+
+echo "== sandbox on pure cgroup v2 (User-Mode Linux guests)" >&2
+# Fetches a User-Mode Linux kernel with apt (cached in ~/.cache/passrate/uml-v2), boots two
+# pure cgroup v2 guests and runs the sandbox's corpus, limits, warm paths and passrate check
+# in them; fails, never skips, when the kernel cannot be fetched.
+scripts/test-cgroup-v2.sh
