@@ -16,13 +16,14 @@ use std::collections::{HashMap, HashSet};
 use passrate_schema::{DriftSignals, Estimate, Reason, ScoreRecord, TaskOutcome};
 use passrate_score::{Contender, ModelOutcomes, PairComparison, ScoreConfig, Scorer};
 use passrate_store::{Store, StoredRecord};
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 use crate::error::EngineError;
 use crate::source::{KNOWN_BUGGY_MODEL, REFERENCE_MODEL};
 
 /// Which part of the board a model is shown in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Section {
     Ranked,
@@ -31,7 +32,7 @@ pub enum Section {
 }
 
 /// One line of the leaderboard.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct BoardRow {
     pub section: Section,
     /// Position in the ranked section; `None` elsewhere.
@@ -57,7 +58,8 @@ pub struct BoardRow {
     pub drift: Option<DriftSignals>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// A week's leaderboard in three sections.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Board {
     pub week: String,
     pub ranked: Vec<BoardRow>,

@@ -8,7 +8,8 @@
 use std::collections::BTreeMap;
 
 use passrate_schema::{Category, Language, Task, Tier, Visibility};
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 use crate::error::SampleError;
 use crate::rotation::{Schedule, Status};
@@ -16,7 +17,7 @@ use crate::sample::{SampleConfig, parse_week};
 use crate::storage::Pool;
 
 /// One row of `pool stats`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct StatsRow {
     pub category: Category,
     pub tier: Tier,
@@ -28,7 +29,7 @@ pub struct StatsRow {
 }
 
 /// Counts of the pool, and of its active, retired and panel tasks in one week.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Stats {
     pub pool_version: String,
     pub series: u32,

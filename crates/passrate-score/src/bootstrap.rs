@@ -122,7 +122,7 @@ impl Bootstrap {
 }
 
 /// A point estimate with its percentile interval.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Interval {
     pub point: f64,
     pub low: f64,

@@ -19,7 +19,7 @@ pub struct Contender<'a> {
 }
 
 /// Model `a` against model `b`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PairComparison {
     pub a: String,
     pub b: String,

@@ -131,7 +131,6 @@ impl AppState {
             return Ok(cached);
         }
         let board = passrate_engine::leaderboard(&self.store, week, &self.score).await?;
-        let board: Board = views::mirror(&board)?;
         let json = serde_json::to_vec(&board).map_err(|e| ApiError::Internal {
             action: "encode the board".to_string(),
             detail: e.to_string(),
@@ -331,7 +330,7 @@ impl AppState {
             week: week.to_string(),
             a: ra.record.overall,
             b: rb.record.overall,
-            comparison: views::mirror(&comparison)?,
+            comparison,
             differing,
         })
     }
@@ -357,9 +356,8 @@ impl AppState {
     }
 
     pub fn pool_stats(&self, week: &str) -> Result<PoolStats, ApiError> {
-        let stats = passrate_pool::stats(&self.pool, week, &passrate_pool::SampleConfig::default())
-            .map_err(|e| ApiError::bad("week", e.to_string()))?;
-        views::mirror(&stats)
+        passrate_pool::stats(&self.pool, week, &passrate_pool::SampleConfig::default())
+            .map_err(|e| ApiError::bad("week", e.to_string()))
     }
 
     pub fn task(&self, id: &str) -> Result<TaskView, ApiError> {

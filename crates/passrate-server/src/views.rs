@@ -1,102 +1,21 @@
 //! What the API returns and the pages show, as types that describe themselves (JSON Schema
 //! via schemars, from which the OpenAPI document is built).
 //!
-//! The board and the pool stats come from the engine and the pool, whose types are not
-//! `JsonSchema`; they are mirrored here field for field and converted through serde, and
-//! `the_api` (tests/api.rs) checks that the API's board and pool stats equal the originals
-//! serialized, so the API can never show a board other than `passrate leaderboard --json`'s.
+//! The board and the pool stats are the engine's and the pool's own types (re-exported here),
+//! so the API can never show a board other than `passrate leaderboard --json`'s.
 
 use std::collections::BTreeMap;
 
 use passrate_schema::{
-    Category, DriftSignals, Estimate, GraderReport, Language, Manifest, Provenance, Reason,
-    ScoreRecord, Signature, Source, TestCase, TestResult, Tier, Verdict, Visibility,
+    Category, Estimate, GraderReport, Language, Manifest, Provenance, Reason, ScoreRecord,
+    Signature, Source, TestCase, TestResult, Tier, Verdict, Visibility,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::error::ApiError;
-
-/// Converts between a type and its mirror through their JSON form.
-pub fn mirror<T: Serialize, M: serde::de::DeserializeOwned>(value: &T) -> Result<M, ApiError> {
-    serde_json::to_value(value)
-        .and_then(serde_json::from_value)
-        .map_err(|e| ApiError::Internal {
-            action: format!("convert {} for the API", std::any::type_name::<T>()),
-            detail: e.to_string(),
-        })
-}
-
-/// Which part of the board a row is in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Section {
-    Ranked,
-    PartialCoverage,
-    Controls,
-}
-
-/// A difference with its paired bootstrap interval.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct Interval {
-    pub point: f64,
-    pub low: f64,
-    pub high: f64,
-}
-
-/// Model `a` against model `b` on the tasks both scored.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct PairComparison {
-    pub a: String,
-    pub b: String,
-    pub shared_tasks: u32,
-    /// score(a) − score(b) on the shared tasks; `null` when they share no task.
-    pub difference: Option<Interval>,
-    pub within_intervals: bool,
-    pub within_margin: bool,
-    /// Shown as a tie.
-    pub tied: bool,
-    /// The paired interval excludes 0.
-    pub significant: bool,
-}
-
-/// One line of the leaderboard (the engine's `BoardRow`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct BoardRow {
-    pub section: Section,
-    pub rank: Option<u32>,
-    pub rank_low: Option<u32>,
-    pub rank_high: Option<u32>,
-    /// Models whose rank intervals overlap share a group (ranked section only).
-    pub tie_group: Option<u32>,
-    /// The score shown: the whole sample (ranked, controls) or the answered tasks (partial).
-    pub shown: Estimate,
-    pub record: ScoreRecord,
-    pub unscored_tasks: u32,
-    pub infrastructure_faults: u32,
-    pub vs_next: Option<PairComparison>,
-    pub drift: Option<DriftSignals>,
-}
-
-/// A week's leaderboard in three sections (the engine's `Board`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct Board {
-    pub week: String,
-    pub ranked: Vec<BoardRow>,
-    pub partial: Vec<BoardRow>,
-    pub controls: Vec<BoardRow>,
-    /// Controls that did not score what they must.
-    pub alerts: Vec<String>,
-}
-
-impl Board {
-    pub fn rows(&self) -> impl Iterator<Item = &BoardRow> {
-        self.ranked
-            .iter()
-            .chain(&self.partial)
-            .chain(&self.controls)
-    }
-}
+pub use passrate_engine::{Board, BoardRow, Section};
+pub use passrate_pool::{Stats as PoolStats, stats::StatsRow};
+pub use passrate_score::{Interval, PairComparison};
 
 /// The weeks with records, oldest first.
 #[derive(Debug, Serialize, JsonSchema)]
@@ -245,34 +164,6 @@ pub struct Comparison {
     pub comparison: PairComparison,
     /// Tasks one model passed and the other did not, by task id.
     pub differing: Vec<DifferingTask>,
-}
-
-/// One cell of the pool stats.
-#[derive(Debug, Serialize, Deserialize, JsonSchema)]
-pub struct StatsRow {
-    pub category: Category,
-    pub tier: Tier,
-    pub language: Language,
-    pub tasks: usize,
-    pub active: usize,
-}
-
-/// The pool's counts, with a week's rotation (passrate-pool's `Stats`).
-#[derive(Debug, Serialize, Deserialize, JsonSchema)]
-pub struct PoolStats {
-    pub pool_version: String,
-    pub series: u32,
-    pub week: String,
-    pub tasks: usize,
-    pub active: usize,
-    pub retired: usize,
-    pub panel: usize,
-    pub tests: usize,
-    pub hidden_tests: usize,
-    pub by_category: BTreeMap<Category, usize>,
-    pub by_tier: BTreeMap<Tier, usize>,
-    pub by_language: BTreeMap<Language, usize>,
-    pub rows: Vec<StatsRow>,
 }
 
 /// A task in one language, as the model is shown it (no reference solution, no faulty
