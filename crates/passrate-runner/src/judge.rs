@@ -245,6 +245,20 @@ fn judge_value(
                 )
             }
         }
+        (Expected::ReturnsDigest(d), Ok(a)) => {
+            if crate::digest::matches(d, a) {
+                (Reason::Pass, Some(a.clone()), None, None)
+            } else {
+                let detail = crate::digest::explain(d, a);
+                (Reason::WrongAnswer, Some(a.clone()), None, Some(detail))
+            }
+        }
+        (Expected::ReturnsDigest(_), Err(err)) => (
+            reason_for_error(err),
+            None,
+            Some(err.clone()),
+            Some(format!("raised {}: {}", err.kind, err.message)),
+        ),
         (Expected::Raises(kind), Ok(a)) => (
             Reason::WrongAnswer,
             Some(a.clone()),

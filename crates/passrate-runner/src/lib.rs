@@ -7,6 +7,7 @@
 //! host compares ([`compare`]) and decides the verdict. See AGENTS.md for the invariants.
 
 pub mod compare;
+pub mod digest;
 mod harness;
 pub mod humaneval;
 mod judge;

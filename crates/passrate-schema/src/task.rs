@@ -276,6 +276,24 @@ pub enum Expected {
     Returns(Value),
     /// The call raises/throws an exception of this type (simple name, e.g. `ValueError`).
     Raises(String),
+    /// The call returns a value too large to store whole (HumanEval/83's half-million-digit
+    /// integers): only the digest of the reference's result is kept. The host decodes the
+    /// candidate's value and compares digests, which is strict equality (sets and maps in any
+    /// order). Only for values without floats, under an exact comparator.
+    ReturnsDigest(ValueDigest),
+}
+
+/// The digest of a value: blake3 of its canonical encoding
+/// ([`Value::canonical_bytes`](crate::Value::canonical_bytes)), computed on the host.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+pub struct ValueDigest {
+    /// blake3 of the canonical encoding, 64 lowercase hex digits.
+    pub blake3: String,
+    /// Length of the canonical encoding in bytes.
+    pub bytes: u64,
+    /// The value's type ([`Value::type_name`](crate::Value::type_name)), for verdict details.
+    #[serde(rename = "type")]
+    pub type_name: String,
 }
 
 /// One method call of a `sequence` test.

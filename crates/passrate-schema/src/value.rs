@@ -170,6 +170,86 @@ impl Value {
     }
 }
 
+impl Value {
+    /// The canonical encoding that digests of expected values hash
+    /// ([`crate::Expected::ReturnsDigest`]): the compact wire JSON, except that a set's members
+    /// and a map's entries are sorted by their own canonical encoding and a set's duplicate
+    /// members are removed. Two values without floats or opaques that the strict comparator
+    /// calls equal (sets and maps regardless of order) encode to the same bytes, and values it
+    /// tells apart never do.
+    pub fn canonical_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        self.write_canonical(&mut out);
+        out
+    }
+
+    fn write_canonical(&self, out: &mut Vec<u8>) {
+        fn items(out: &mut Vec<u8>, items: &[Value]) {
+            out.push(b'[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                item.write_canonical(out);
+            }
+            out.push(b']');
+        }
+        match self {
+            Value::Null | Value::Bool(_) | Value::Float(_) | Value::Opaque(_) | Value::Str(_) => {
+                out.extend_from_slice(self.to_json().to_string().as_bytes())
+            }
+            Value::Int(i) => {
+                out.extend_from_slice(b"{\"int\":\"");
+                out.extend_from_slice(i.as_str().as_bytes());
+                out.extend_from_slice(b"\"}");
+            }
+            Value::List(xs) => items(out, xs),
+            Value::Tuple(xs) => {
+                out.extend_from_slice(b"{\"tuple\":");
+                items(out, xs);
+                out.push(b'}');
+            }
+            Value::Set(xs) => {
+                let mut members: Vec<Vec<u8>> = xs.iter().map(Value::canonical_bytes).collect();
+                members.sort();
+                members.dedup();
+                out.extend_from_slice(b"{\"set\":[");
+                out.extend_from_slice(&members.join(&b','));
+                out.extend_from_slice(b"]}");
+            }
+            Value::Map(entries) => {
+                let mut pairs: Vec<Vec<u8>> = entries
+                    .iter()
+                    .map(|(k, v)| {
+                        let mut pair = vec![b'['];
+                        k.write_canonical(&mut pair);
+                        pair.push(b',');
+                        v.write_canonical(&mut pair);
+                        pair.push(b']');
+                        pair
+                    })
+                    .collect();
+                pairs.sort();
+                out.extend_from_slice(b"{\"map\":[");
+                out.extend_from_slice(&pairs.join(&b','));
+                out.extend_from_slice(b"]}");
+            }
+        }
+    }
+
+    /// Whether the value holds a float anywhere (its digest would not honour a tolerance).
+    pub fn contains_float(&self) -> bool {
+        match self {
+            Value::Float(_) => true,
+            Value::List(xs) | Value::Tuple(xs) | Value::Set(xs) => {
+                xs.iter().any(Value::contains_float)
+            }
+            Value::Map(kv) => kv.iter().any(|(k, v)| k.contains_float() || v.contains_float()),
+            _ => false,
+        }
+    }
+}
+
 /// Deeper nesting than this is rejected rather than risking the decoder's stack.
 pub const MAX_DEPTH: usize = 200;
 
@@ -413,6 +493,35 @@ mod tests {
         assert_eq!(err.path, "$.map[0][1].float");
         let json = serde_json::json!({"int": "1", "float": 1.0});
         assert!(Value::from_json(&json).is_err());
+    }
+
+    #[test]
+    fn canonical_bytes_ignore_set_and_map_order_only() {
+        let a = Value::Set(vec![Value::str("b"), Value::int(1), Value::str("b")]);
+        let b = Value::Set(vec![Value::int(1), Value::str("b")]);
+        assert_eq!(a.canonical_bytes(), b.canonical_bytes());
+        let m1 = Value::Map(vec![(Value::int(2), Value::Null), (Value::int(1), Value::Null)]);
+        let m2 = Value::Map(vec![(Value::int(1), Value::Null), (Value::int(2), Value::Null)]);
+        assert_eq!(m1.canonical_bytes(), m2.canonical_bytes());
+        let list = Value::List(vec![Value::int(1), Value::int(2)]);
+        let reversed = Value::List(vec![Value::int(2), Value::int(1)]);
+        let tuple = Value::Tuple(vec![Value::int(1), Value::int(2)]);
+        assert_ne!(list.canonical_bytes(), reversed.canonical_bytes());
+        assert_ne!(list.canonical_bytes(), tuple.canonical_bytes());
+        assert_ne!(Value::str("1").canonical_bytes(), Value::int(1).canonical_bytes());
+        assert_eq!(
+            Value::Tuple(vec![Value::int(-7), Value::str("a\"b")]).canonical_bytes(),
+            br#"{"tuple":[{"int":"-7"},"a\"b"]}"#.to_vec()
+        );
+    }
+
+    proptest! {
+        #[test]
+        fn canonical_bytes_are_valid_wire_json(v in arb_value()) {
+            let json: serde_json::Value = serde_json::from_slice(&v.canonical_bytes()).unwrap();
+            let back = Value::from_json(&json).unwrap();
+            prop_assert_eq!(back.canonical_bytes(), v.canonical_bytes());
+        }
     }
 
     #[test]
