@@ -4,10 +4,74 @@
 //! floats compare by value (NaN equals NaN: a reference that returns NaN is matched by NaN),
 //! maps by key regardless of order, sets regardless of order. A [`Comparator`] relaxes this
 //! only in the ways it names. Opaque values equal nothing.
+//!
+//! Two host-side adjustments follow the task's declaration and the upstream harness's `==`
+//! ([`crate::declared`] applies them once per evaluation): [`conform`] rewrites an expected
+//! value to the declared return type (a reference's `False` for a declared `int` count is
+//! `0`), and [`for_language`] makes ints and floats equal by value where the language's
+//! own `==` does (Python's `1 == 1.0`, JavaScript's one number type). Bool never equals an
+//! int, and actual values are never rewritten: the candidate's tricks stay visible.
 
 use std::cmp::Ordering;
 
-use passrate_schema::{Comparator, Integer, Value};
+use passrate_schema::{Comparator, Integer, Language, Value};
+
+use crate::declared::Declared;
+
+/// The comparator `cmp` under `language`'s equality: Python's and JavaScript's `==` equate
+/// an int and a float of the same value, so they compare numerically; Java's answers carry
+/// their declared static types and stay strict.
+pub fn for_language(cmp: &Comparator, language: Language) -> Comparator {
+    let mut out = cmp.clone();
+    if matches!(language, Language::Python | Language::Javascript) {
+        out.numeric = true;
+    }
+    out
+}
+
+/// `expected` rewritten to the `declared` type: for a declared int (or JavaScript number) a
+/// bool is its int, for a declared float a bool or an int is the float of the same value;
+/// inside containers element by element. Anything else, and any value the declaration does
+/// not describe, is kept as it is.
+pub fn conform(expected: &Value, declared: &Declared) -> Value {
+    match (declared, expected) {
+        (Declared::Unknown, v) => v.clone(),
+        (Declared::Optional(_), Value::Null) => Value::Null,
+        (Declared::Optional(inner), v) => conform(v, inner),
+        (Declared::Int | Declared::Number, Value::Bool(b)) => Value::int(i64::from(*b)),
+        (Declared::Float, Value::Bool(b)) => Value::Float(f64::from(u8::from(*b))),
+        (Declared::Float, Value::Int(i)) => Value::Float(i.to_f64()),
+        (Declared::Seq(item) | Declared::Set(item), Value::List(items)) => {
+            Value::List(items.iter().map(|v| conform(v, item)).collect())
+        }
+        (Declared::Seq(item) | Declared::Set(item), Value::Tuple(items)) => {
+            Value::Tuple(items.iter().map(|v| conform(v, item)).collect())
+        }
+        (Declared::Seq(item) | Declared::Set(item), Value::Set(items)) => {
+            Value::Set(items.iter().map(|v| conform(v, item)).collect())
+        }
+        (Declared::Tuple(types), Value::Tuple(items) | Value::List(items))
+            if types.len() == items.len() =>
+        {
+            let out = items
+                .iter()
+                .zip(types)
+                .map(|(v, t)| conform(v, t))
+                .collect();
+            match expected {
+                Value::Tuple(_) => Value::Tuple(out),
+                _ => Value::List(out),
+            }
+        }
+        (Declared::Map(k, v), Value::Map(entries)) => Value::Map(
+            entries
+                .iter()
+                .map(|(key, value)| (conform(key, k), conform(value, v)))
+                .collect(),
+        ),
+        (_, v) => v.clone(),
+    }
+}
 
 /// Whether `actual` is acceptable for `expected` under `cmp`.
 pub fn matches(expected: &Value, actual: &Value, cmp: &Comparator) -> bool {
@@ -132,13 +196,16 @@ fn float_eq(x: f64, y: f64, cmp: &Comparator) -> bool {
 }
 
 fn int_float_eq(i: &Integer, f: f64, cmp: &Comparator) -> bool {
-    if f.is_finite() && f.fract() == 0.0 && f.abs() < 9.007_199_254_740_992e15 {
-        // Exact when the float holds an integer: no rounding of big ints through f64.
-        if i.as_str() == format!("{}", f as i64) {
+    // Exact when the float holds an integer, as Python compares them (`10**30 != 1e30`):
+    // `{:.0}` prints a float's exact value, so no big int is rounded through f64.
+    if f.is_finite() && f.fract() == 0.0 {
+        let exact = format!("{f:.0}");
+        if i.as_str() == exact || (exact == "-0" && i.as_str() == "0") {
             return true;
         }
     }
-    float_eq(i.to_f64(), f, cmp)
+    let tolerant = cmp.abs_tol.is_some() || cmp.rel_tol.is_some();
+    tolerant && float_eq(i.to_f64(), f, cmp)
 }
 
 fn rank(v: &Value) -> u8 {
@@ -364,6 +431,160 @@ mod tests {
             explain(&i(1), &Value::Float(1.0), &exact(), false),
             "expected int, got float"
         );
+    }
+
+    fn python() -> Comparator {
+        for_language(&exact(), Language::Python)
+    }
+
+    fn float_list(items: &[f64]) -> Value {
+        Value::List(items.iter().map(|&f| Value::Float(f)).collect())
+    }
+
+    #[test]
+    fn python_and_javascript_equate_ints_and_floats_as_their_eq_does() {
+        for language in [Language::Python, Language::Javascript] {
+            let cmp = for_language(&exact(), language);
+            assert!(matches(&i(6), &Value::Float(6.0), &cmp), "{language}");
+            assert!(matches(&Value::Float(6.0), &i(6), &cmp), "{language}");
+            assert!(!matches(&i(6), &Value::Float(6.5), &cmp), "{language}");
+            // Bool and str stay distinct from numbers.
+            assert!(!matches(&i(1), &Value::Bool(true), &cmp), "{language}");
+            assert!(!matches(&Value::Bool(false), &i(0), &cmp), "{language}");
+            assert!(!matches(&i(5), &Value::str("5"), &cmp), "{language}");
+            assert!(
+                !matches(&i(1), &Value::Opaque("FloatLike".into()), &cmp),
+                "{language}"
+            );
+        }
+        // Java's answers carry their static types: strict.
+        let java = for_language(&exact(), Language::Java);
+        assert!(!matches(&i(6), &Value::Float(6.0), &java));
+        assert!(matches(&i(6), &i(6), &java));
+    }
+
+    #[test]
+    fn ints_equal_floats_exactly_without_a_tolerance() {
+        // Python: 10**30 != 1e30 (1e30 is 1000000000000000019884624838656).
+        let big = Value::Int(Integer::parse("1000000000000000000000000000000").unwrap());
+        assert!(!matches(&big, &Value::Float(1e30), &python()));
+        let exact_big = Value::Int(Integer::parse("1000000000000000019884624838656").unwrap());
+        assert!(matches(&exact_big, &Value::Float(1e30), &python()));
+        assert!(matches(&i(0), &Value::Float(-0.0), &python()));
+        assert!(matches(&i(-3), &Value::Float(-3.0), &python()));
+        // With a tolerance, within it.
+        let tol = for_language(
+            &Comparator {
+                abs_tol: Some(1e-6),
+                ..Comparator::default()
+            },
+            Language::Python,
+        );
+        assert!(matches(&i(3), &Value::Float(3.000_000_1), &tol));
+        assert!(!matches(&i(3), &Value::Float(3.01), &tol));
+    }
+
+    #[test]
+    fn a_declared_int_turns_an_expected_bool_into_its_int() {
+        let expected = conform(&Value::Bool(false), &Declared::Int);
+        assert_eq!(expected, i(0));
+        assert!(matches(&expected, &i(0), &python()));
+        assert!(matches(&expected, &i(0), &exact()));
+        // The answer's own bool is not rewritten: it does not equal the int.
+        assert!(!matches(&expected, &Value::Bool(false), &python()));
+        assert!(!matches(
+            &conform(&Value::Bool(true), &Declared::Int),
+            &Value::Bool(true),
+            &python()
+        ));
+        assert!(!matches(&expected, &i(1), &python()));
+        // An expected int stays an int; True for 1 still fails.
+        assert_eq!(conform(&i(1), &Declared::Int), i(1));
+        assert!(!matches(
+            &conform(&i(1), &Declared::Int),
+            &Value::Bool(true),
+            &python()
+        ));
+        // JavaScript's number likewise.
+        assert_eq!(conform(&Value::Bool(true), &Declared::Number), i(1));
+    }
+
+    #[test]
+    fn a_declared_float_turns_an_expected_int_into_its_float() {
+        let expected = conform(&i(6), &Declared::Float);
+        assert_eq!(expected, Value::Float(6.0));
+        // Java answers return a double; Python answers may return either.
+        assert!(matches(&expected, &Value::Float(6.0), &exact()));
+        assert!(matches(&expected, &i(6), &python()));
+        assert!(!matches(&expected, &i(7), &python()));
+        assert!(!matches(&expected, &Value::str("6"), &python()));
+        assert!(!matches(&expected, &Value::Bool(true), &python()));
+        assert_eq!(
+            conform(&Value::Bool(true), &Declared::Float),
+            Value::Float(1.0)
+        );
+    }
+
+    #[test]
+    fn containers_conform_element_by_element() {
+        let seq = |t| Declared::Seq(Box::new(t));
+        let expected = conform(
+            &Value::List(vec![i(1), i(3), Value::Float(2.0), Value::Float(8.0)]),
+            &seq(Declared::Float),
+        );
+        assert_eq!(expected, float_list(&[1.0, 3.0, 2.0, 8.0]));
+        let honest = Value::List(vec![Value::Float(1.0), i(3), Value::Float(2.0), i(8)]);
+        assert!(matches(&expected, &honest, &python()));
+        let exploit = Value::List(vec![Value::Bool(true), i(3), Value::Float(2.0), i(8)]);
+        assert!(!matches(&expected, &exploit, &python()));
+        assert!(!matches(
+            &expected,
+            &Value::Opaque("FloatList".into()),
+            &python()
+        ));
+        // A list of ints declared `List<Integer>` keeps its ints; bools become ints.
+        assert_eq!(
+            conform(
+                &Value::List(vec![Value::Bool(true), i(2)]),
+                &seq(Declared::Int)
+            ),
+            Value::List(vec![i(1), i(2)])
+        );
+        // Tuples by position, maps by key and value, optionals around their value.
+        let pair = Declared::Tuple(vec![Declared::Float, Declared::Str]);
+        assert_eq!(
+            conform(&Value::Tuple(vec![i(2), Value::str("a")]), &pair),
+            Value::Tuple(vec![Value::Float(2.0), Value::str("a")])
+        );
+        let map = Declared::Map(Box::new(Declared::Str), Box::new(Declared::Int));
+        assert_eq!(
+            conform(
+                &Value::Map(vec![(Value::str("k"), Value::Bool(false))]),
+                &map
+            ),
+            Value::Map(vec![(Value::str("k"), i(0))])
+        );
+        let opt = Declared::Optional(Box::new(Declared::Int));
+        assert_eq!(conform(&Value::Null, &opt), Value::Null);
+        assert_eq!(conform(&Value::Bool(true), &opt), i(1));
+    }
+
+    #[test]
+    fn nothing_declared_changes_nothing() {
+        for v in [
+            Value::Bool(false),
+            i(3),
+            Value::Float(2.5),
+            Value::str("x"),
+            Value::List(vec![Value::Bool(true), i(1)]),
+        ] {
+            assert_eq!(conform(&v, &Declared::Unknown), v);
+        }
+        // Undeclared, bool stays distinct from int under Python's equality.
+        assert!(!matches(&Value::Bool(false), &i(0), &python()));
+        // Values the declaration does not describe are kept (a str where an int is declared).
+        assert_eq!(conform(&Value::str("5"), &Declared::Int), Value::str("5"));
+        assert_eq!(conform(&i(5), &Declared::Bool), i(5));
     }
 
     proptest! {

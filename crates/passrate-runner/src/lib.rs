@@ -7,6 +7,7 @@
 //! host compares ([`compare`]) and decides the verdict. See AGENTS.md for the invariants.
 
 pub mod compare;
+pub mod declared;
 pub mod digest;
 mod harness;
 pub mod humaneval;
@@ -657,14 +658,9 @@ impl<E: Fn(&ExecRequest) -> Result<ExecOutcome, SandboxError>> Core<'_, E> {
             Some(p) => format!("{p}\n{candidate}"),
             None => candidate.to_owned(),
         };
-        let planned: Vec<Planned<'_>> = task
-            .tests_for(language)
-            .map(|(index, test)| Planned {
-                index,
-                test,
-                comparator: task.comparator_for(test),
-            })
-            .collect();
+        // Expected values conformed to the declared types, once, on the host.
+        let prepared = declared::prepare(task, language);
+        let planned: Vec<Planned<'_>> = prepared.iter().map(declared::Prepared::planned).collect();
         let request_tests = request_tests(planned.iter().map(|p| p.test))?;
         check_name("entry point", &variant.entry_point)?;
         if let Some(c) = &variant.class_name {
