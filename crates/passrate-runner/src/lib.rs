@@ -42,7 +42,9 @@ pub struct LanguageLimits {
     /// CPU for everything but the tests: interpreter start, loading, compiling (Java's javac
     /// runs in the same execution and is counted by the same cgroup).
     pub startup_cpu_ms: u64,
-    /// The tests' overall CPU cap (a task's `limits.cpu_ms` overrides it).
+    /// The least CPU the tests of an uncalibrated task get in all (each test counts the
+    /// budget floor; calibrated tasks get the sum of their budgets, however many tests they
+    /// have; a task's `limits.cpu_ms` overrides both).
     pub tests_cpu_ms: u64,
 }
 
@@ -360,8 +362,8 @@ impl Runner {
             .cloned()
     }
 
-    /// The execution's CPU limit: startup allowance plus `min(cap, Σ per-test budgets)`, a
-    /// budget being `max(floor, factor × reference CPU)`. Without calibration the cap applies.
+    /// The execution's CPU limit: startup allowance plus the tests' allowance, which grows
+    /// with the number of tests run (see `Core::tests_cpu_ms`).
     pub fn cpu_limit_ms(&self, task: &Task, language: Language) -> u64 {
         self.core().cpu_limit_ms(task, language)
     }
@@ -559,16 +561,34 @@ impl<E: Fn(&ExecRequest) -> Result<ExecOutcome, SandboxError>> Core<'_, E> {
         )
     }
 
-    /// The execution's CPU limit: startup allowance plus `min(cap, Σ per-test budgets)`.
-    /// Budgets need the reference's calibration; without it the cap applies.
+    /// The execution's CPU limit: startup allowance plus [`Self::tests_cpu_ms`].
     fn cpu_limit_ms(&self, task: &Task, language: Language) -> u64 {
         let lim = self.options.language(language);
-        let cap = task.limits.cpu_ms.unwrap_or(lim.tests_cpu_ms);
-        let tests_ms = match self.test_budgets_us(task, language) {
-            Some(budgets) => cap.min(budgets.iter().sum::<u64>().div_ceil(1000)),
-            None => cap,
-        };
-        lim.startup_cpu_ms + tests_ms.max(1)
+        lim.startup_cpu_ms + self.tests_cpu_ms(task, language).max(1)
+    }
+
+    /// The tests' CPU allowance in one execution. It is the sum of the per-test budgets, so
+    /// it grows with the tests run: a fixed cap let an answer within budget on every input
+    /// run out of time on a task with many inputs (humaneval/96's 180). Each test is held to
+    /// its own budget by the jail (`frame_budgets`); this sum only bounds what per-test
+    /// checks cannot see (forged frames, a channel that stops looking like frames). Without
+    /// calibration each test counts the floor, and the whole at least the language's
+    /// `tests_cpu_ms`; a task's `limits.cpu_ms` replaces the computed allowance.
+    fn tests_cpu_ms(&self, task: &Task, language: Language) -> u64 {
+        if let Some(ms) = task.limits.cpu_ms {
+            return ms;
+        }
+        match self.test_budgets_us(task, language) {
+            Some(budgets) => budgets
+                .iter()
+                .fold(0u64, |sum, &b| sum.saturating_add(b))
+                .div_ceil(1000),
+            None => {
+                let tests = task.tests_for(language).count() as u64;
+                let floor_ms = tests.saturating_mul(self.options.budget_floor_ms);
+                floor_ms.max(self.options.language(language).tests_cpu_ms)
+            }
+        }
     }
 
     /// What the jail enforces per test: each test's budget, doubled, plus
