@@ -391,6 +391,96 @@ fn judge_tier(req: &ExtractRequest, parsed: &[Parsed]) -> Outcome {
     best.unwrap_or_else(|| Outcome::fail(Reason::NoCode, "no candidate code".into(), Origin::None))
 }
 
+/// Alias chains longer than this are not followed (`a = b`, `b = c`, … or a cycle).
+const MAX_ALIAS_HOPS: usize = 8;
+
+/// The item of candidate `main` that binds `ep` to a function, with that function: the last
+/// function named `ep` or alias `ep = f` (as the last binding is the one a load leaves), else
+/// an export of a function under the name `ep`. `Err` when the binding is an alias or export
+/// of a name the answer does not define as a function.
+fn binding<'a>(
+    all: &'a [Parsed],
+    main: usize,
+    ep: &str,
+) -> Option<Result<(usize, &'a FnInfo), String>> {
+    let items = &all[main].items;
+    let declared = items.iter().enumerate().rev().find_map(|(idx, i)| {
+        if let Some(f) = i.function.as_ref().filter(|f| f.name == ep)
+            && i.kind == ItemKind::Function
+        {
+            return Some((idx, Ok(f)));
+        }
+        let (_, target) = i
+            .aliases
+            .iter()
+            .rev()
+            .find(|(name, target)| name == ep && target != ep)?;
+        Some((idx, resolve(all, main, target).ok_or(target)))
+    });
+    let found = declared.or_else(|| {
+        // An export becomes a declaration of `ep`: only when nothing else declares the name.
+        if items.iter().any(|i| i.names.iter().any(|n| n == ep)) {
+            return None;
+        }
+        items.iter().enumerate().rev().find_map(|(idx, i)| {
+            let export = i.exports.iter().rev().find(|e| e.name == ep)?;
+            let resolved = match (&export.function, &export.target) {
+                (Some(f), _) => Ok(f),
+                (None, Some(target)) => resolve(all, main, target).ok_or(target),
+                (None, None) => return None,
+            };
+            Some((idx, resolved))
+        })
+    })?;
+    Some(match found {
+        (idx, Ok(f)) => Ok((idx, f)),
+        (_, Err(target)) => Err(format!(
+            "`{ep}` is bound to `{target}`, which is not a function the answer defines"
+        )),
+    })
+}
+
+/// The function `name` refers to in candidate `main` (or, as for helpers, in the other
+/// candidates of the same origin), through aliases.
+fn resolve<'a>(all: &'a [Parsed], main: usize, name: &str) -> Option<&'a FnInfo> {
+    let mut name = name;
+    for _ in 0..MAX_ALIAS_HOPS {
+        let blocks = std::iter::once(main).chain(
+            (0..all.len())
+                .rev()
+                .filter(|b| *b != main && all[*b].origin == all[main].origin),
+        );
+        let mut next = None;
+        for b in blocks {
+            let found = all[b].items.iter().rev().find_map(|i| {
+                if i.has_error {
+                    return None;
+                }
+                if let Some(f) = i.function.as_ref().filter(|f| f.name == name)
+                    && i.kind == ItemKind::Function
+                {
+                    return Some(Ok(f));
+                }
+                i.aliases
+                    .iter()
+                    .rev()
+                    .find(|(n, t)| n == name && t != name)
+                    .map(|(_, t)| Err(t.as_str()))
+            });
+            match found {
+                Some(Ok(f)) => return Some(f),
+                Some(Err(target)) => {
+                    next = Some(target);
+                    break;
+                }
+                None => {}
+            }
+        }
+        name = next?;
+    }
+    None
+}
+
 /// Where the entry point is in a candidate.
 enum Found<'a> {
     /// Item index; for classes also the method.
@@ -408,7 +498,8 @@ fn is_prose(req: &ExtractRequest, p: &Parsed) -> bool {
             .any(|l| markdown::is_code_start(l, req.language))
 }
 
-fn locate<'a>(req: &ExtractRequest, p: &'a Parsed) -> Found<'a> {
+fn locate<'a>(req: &ExtractRequest, all: &'a [Parsed], main: usize) -> Found<'a> {
+    let p = &all[main];
     if is_prose(req, p) {
         return nothing_defined(req, p);
     }
@@ -521,10 +612,10 @@ fn locate<'a>(req: &ExtractRequest, p: &'a Parsed) -> Found<'a> {
             nothing_defined(req, p)
         }
         _ => {
-            if let Some(idx) = items.iter().rposition(|i| {
-                i.kind == ItemKind::Function && i.function.as_ref().is_some_and(|f| f.name == ep)
-            }) {
-                return Found::Item(idx, items[idx].function.as_ref());
+            match binding(all, main, ep) {
+                Some(Ok((idx, f))) => return Found::Item(idx, Some(f)),
+                Some(Err(detail)) => return Found::Missing(Reason::MissingEntryPoint, detail),
+                None => {}
             }
             if let Some(class) = items
                 .iter()
@@ -615,7 +706,7 @@ fn judge_inner(req: &ExtractRequest, all: &[Parsed], main: usize, may_wrap: bool
         ));
         return outcome;
     }
-    let (idx, method) = match locate(req, p) {
+    let (idx, method) = match locate(req, all, main) {
         Found::Item(idx, m) => (idx, m),
         Found::Missing(reason, detail) => return Outcome::fail(reason, detail, p.origin),
     };
@@ -730,15 +821,26 @@ fn assemble(
     }
     let mut keep: HashSet<(usize, usize)> = HashSet::new();
     keep.insert((main, entry));
+    let entry_item = &all[main].items[entry];
     let mut resolved: HashSet<&str> = HashSet::new();
-    for n in &all[main].items[entry].names {
+    for n in &entry_item.names {
         resolved.insert(n.as_str());
     }
-    let mut work: Vec<&str> = all[main].items[entry]
-        .refs
+    // An export that binds the entry point is emitted as a declaration of it, so the
+    // harness finds the name whatever module system it loads the code with.
+    let export = entry_item
+        .exports
         .iter()
-        .map(String::as_str)
-        .collect();
+        .rev()
+        .find(|e| e.name == req.entry_point)
+        .filter(|_| !entry_item.names.contains(&req.entry_point));
+    let mut work: Vec<&str> = match export {
+        Some(e) => {
+            resolved.insert(e.name.as_str());
+            e.refs.iter().map(String::as_str).collect()
+        }
+        None => entry_item.refs.iter().map(String::as_str).collect(),
+    };
     while let Some(name) = work.pop() {
         if !resolved.insert(name) {
             continue;
@@ -764,7 +866,13 @@ fn assemble(
     }
     let used: HashSet<&str> = keep
         .iter()
+        .filter(|key| export.is_none() || **key != (main, entry))
         .flat_map(|(b, i)| all[*b].items[*i].refs.iter().map(String::as_str))
+        .chain(
+            export
+                .iter()
+                .flat_map(|e| e.refs.iter().map(String::as_str)),
+        )
         .collect();
     // Imports: all of the main block's, and those of other blocks that bind a used name.
     let mut import_keys = Vec::new();
@@ -798,12 +906,28 @@ fn assemble(
         }
     }
     let helpers = order.iter().filter(|(b, _)| *b != main).count();
+    let initializers: usize = order
+        .iter()
+        .map(|(b, i)| all[*b].items[*i].dropped_initializers)
+        .sum();
     for (b, i) in order {
         if !out.is_empty() {
             out.push('\n');
         }
-        out.push_str(&all[b].items[i].emit(&all[b].source));
+        match export {
+            Some(e) if (b, i) == (main, entry) => {
+                let value = all[b].source.get(e.value.clone()).unwrap_or_default();
+                out.push_str(&format!("const {} = {value};", e.name));
+                notes.push(format!("declared the exported `{}` as a constant", e.name));
+            }
+            _ => out.push_str(&all[b].items[i].emit(&all[b].source)),
+        }
         out.push('\n');
+    }
+    if initializers > 0 {
+        notes.push(format!(
+            "dropped {initializers} static initializer(s) that touch no static field"
+        ));
     }
     if dropped > 0 {
         notes.push(format!(
@@ -922,6 +1046,8 @@ fn judge_tests(req: &ExtractRequest, p: &Parsed) -> Outcome {
                     && !java_test_annotated(item)
             }
             (_, ItemKind::Function) => item.names.iter().any(|n| n == ep),
+            // `add = my_add` defines the entry point as much as `def add` does.
+            (_, ItemKind::Assign) => item.aliases.iter().any(|(n, _)| n == ep),
             _ => false,
         };
         if is_under_test {

@@ -1,5 +1,6 @@
 //! The top-level items of a parsed candidate (imports, functions, classes, assignments,
-//! script statements), with what each defines and uses, per language.
+//! script statements), with what each defines and uses, per language: the aliases and
+//! exports that bind a name to another, and the Java static initializers that only run code.
 
 use std::collections::HashSet;
 use std::ops::Range;
@@ -66,6 +67,30 @@ pub struct Item {
     pub methods: Vec<FnInfo>,
     /// A JS `test(...)`/`it(...)`/`describe(...)` call statement.
     pub is_test_call: bool,
+    /// Simple aliases the item declares, `(name, target)`: Python `name = target`,
+    /// JavaScript `const|let|var name = target`.
+    pub aliases: Vec<(String, String)>,
+    /// Names a JavaScript export statement binds without declaring them
+    /// (`module.exports = { X: Y }`, `module.exports.X = Y`, `exports.X = Y`,
+    /// `export { Y as X }`). Such a statement is script code unless it binds the entry point.
+    pub exports: Vec<Export>,
+    /// Java: static initializers cut from the class because they touch none of its static
+    /// fields (load-time checks and prints, not the initialisation of a table).
+    pub dropped_initializers: usize,
+}
+
+/// One name a JavaScript export statement binds.
+#[derive(Clone, Debug)]
+pub struct Export {
+    pub name: String,
+    /// The exported value's bytes in the source.
+    pub value: Range<usize>,
+    /// Set when the value is a bare identifier.
+    pub target: Option<String>,
+    /// Set when the value is a function or arrow expression.
+    pub function: Option<FnInfo>,
+    /// Names the value uses.
+    pub refs: HashSet<String>,
 }
 
 impl Item {
@@ -80,6 +105,9 @@ impl Item {
             function: None,
             methods: Vec::new(),
             is_test_call: false,
+            aliases: Vec::new(),
+            exports: Vec::new(),
+            dropped_initializers: 0,
         }
     }
 
@@ -197,8 +225,25 @@ fn python_item(node: Node<'_>, source: &str) -> Item {
             match first {
                 Some(a) if a.kind() == "assignment" || a.kind() == "augmented_assignment" => {
                     let mut item = Item::new(ItemKind::Assign, node);
-                    if let Some(left) = a.child_by_field_name("left") {
+                    let left = a.child_by_field_name("left");
+                    if let Some(left) = left {
                         item.names = identifiers(left, source);
+                    }
+                    let single = left
+                        .filter(|l| l.kind() == "identifier" && a.kind() == "assignment")
+                        .map(|l| text(l, source).to_owned());
+                    match (single, a.child_by_field_name("right")) {
+                        (Some(name), Some(right)) if right.kind() == "identifier" => {
+                            item.aliases.push((name, text(right, source).to_owned()));
+                        }
+                        // `f = lambda a, b: ...` defines a function as `def` would.
+                        (Some(name), Some(right)) if right.kind() == "lambda" => {
+                            let mut info = python_function(right, node, source, false);
+                            info.name = name;
+                            item.kind = ItemKind::Function;
+                            item.function = Some(info);
+                        }
+                        _ => {}
                     }
                     item
                 }
@@ -347,7 +392,9 @@ fn js_item(node: Node<'_>, source: &str) -> Item {
                     )
                 })
             else {
-                return Item::new(ItemKind::Script, node);
+                let mut item = Item::new(ItemKind::Script, node);
+                item.exports = js_export_clause(node, source);
+                return item;
             };
             let mut item = js_item(decl, source);
             item.range = node.byte_range();
@@ -398,15 +445,13 @@ fn js_item(node: Node<'_>, source: &str) -> Item {
                 };
                 item.names.extend(identifiers(name, source));
                 let value = decl.child_by_field_name("value");
-                if let Some(v) = value.filter(|v| {
-                    matches!(
-                        v.kind(),
-                        "arrow_function"
-                            | "function_expression"
-                            | "function"
-                            | "generator_function"
-                    )
-                }) {
+                if let Some(v) = value.filter(|v| v.kind() == "identifier")
+                    && name.kind() == "identifier"
+                {
+                    item.aliases
+                        .push((text(name, source).to_owned(), text(v, source).to_owned()));
+                }
+                if let Some(v) = value.filter(|v| is_js_function_value(*v)) {
                     let mut info = js_function(v, node, source);
                     info.name = text(name, source).to_owned();
                     item.kind = ItemKind::Function;
@@ -416,6 +461,14 @@ fn js_item(node: Node<'_>, source: &str) -> Item {
             item
         }
         "expression_statement" => {
+            if let Some(a) = node.named_child(0).filter(|a| {
+                matches!(
+                    a.kind(),
+                    "assignment_expression" | "augmented_assignment_expression"
+                )
+            }) {
+                return js_assignment(node, a, source);
+            }
             let mut item = Item::new(ItemKind::Script, node);
             let callee = node
                 .named_child(0)
@@ -432,6 +485,127 @@ fn js_item(node: Node<'_>, source: &str) -> Item {
         "ERROR" => Item::new(ItemKind::Error, node),
         _ => Item::new(ItemKind::Script, node),
     }
+}
+
+fn is_js_function_value(node: Node<'_>) -> bool {
+    matches!(
+        node.kind(),
+        "arrow_function" | "function_expression" | "function" | "generator_function"
+    )
+}
+
+/// A top-level assignment statement: a CommonJS export (`module.exports = { X: Y }`,
+/// `module.exports.X = Y`, `exports.X = Y`), or an assignment to a name or into one
+/// (`T = …`, `T.k = …`, `T[i] = …`), which belongs to the definition of `T` as in Python.
+fn js_assignment(node: Node<'_>, assign: Node<'_>, source: &str) -> Item {
+    let mut item = Item::new(ItemKind::Script, node);
+    let (Some(left), Some(right)) = (
+        assign.child_by_field_name("left"),
+        assign.child_by_field_name("right"),
+    ) else {
+        return item;
+    };
+    let is_exports = |n: Node<'_>| matches!(text(n, source), "module.exports" | "exports");
+    if assign.kind() == "assignment_expression" {
+        if left.kind() == "member_expression"
+            && let (Some(object), Some(property)) = (
+                left.child_by_field_name("object"),
+                left.child_by_field_name("property"),
+            )
+            && is_exports(object)
+        {
+            item.exports
+                .extend(js_export(text(property, source), right, source));
+            return item;
+        }
+        if is_exports(left) {
+            if text(left, source) == "module.exports" && right.kind() == "object" {
+                let mut c = right.walk();
+                for member in right.named_children(&mut c) {
+                    match member.kind() {
+                        "pair" => {
+                            let key = member.child_by_field_name("key");
+                            let value = member.child_by_field_name("value");
+                            if let (Some(key), Some(value)) = (key, value) {
+                                let key = text(key, source).trim_matches(['"', '\'']);
+                                item.exports.extend(js_export(key, value, source));
+                            }
+                        }
+                        "shorthand_property_identifier" => {
+                            item.exports
+                                .extend(js_export(text(member, source), member, source));
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            return item;
+        }
+    }
+    // The assigned name: `T` of `T`, `T.k`, `T[i]`, `T.a.b`.
+    let mut base = left;
+    while matches!(base.kind(), "member_expression" | "subscript_expression") {
+        match base.child_by_field_name("object") {
+            Some(object) => base = object,
+            None => break,
+        }
+    }
+    if base.kind() == "identifier" {
+        item.kind = ItemKind::Assign;
+        item.names = vec![text(base, source).to_owned()];
+    }
+    item
+}
+
+/// The export of `value` under `name`, when the value is a name or a function.
+fn js_export(name: &str, value: Node<'_>, source: &str) -> Option<Export> {
+    let target = matches!(value.kind(), "identifier" | "shorthand_property_identifier")
+        .then(|| text(value, source).to_owned());
+    let function = is_js_function_value(value).then(|| {
+        let mut info = js_function(value, value, source);
+        info.name = name.to_owned();
+        info
+    });
+    if target.is_none() && function.is_none() {
+        return None;
+    }
+    let mut refs = HashSet::new();
+    match &target {
+        Some(t) => {
+            refs.insert(t.clone());
+        }
+        None => syntax::referenced_names(value, source, &mut refs),
+    }
+    Some(Export {
+        name: name.to_owned(),
+        value: value.byte_range(),
+        target,
+        function,
+        refs,
+    })
+}
+
+/// `export { Y as X, Z }` (not a re-export `from` another module).
+fn js_export_clause(node: Node<'_>, source: &str) -> Vec<Export> {
+    let mut out = Vec::new();
+    if node.child_by_field_name("source").is_some() {
+        return out;
+    }
+    let mut c = node.walk();
+    for clause in node.named_children(&mut c) {
+        if clause.kind() != "export_clause" {
+            continue;
+        }
+        let mut sc = clause.walk();
+        for spec in clause.named_children(&mut sc) {
+            let Some(local) = spec.child_by_field_name("name") else {
+                continue;
+            };
+            let exported = spec.child_by_field_name("alias").unwrap_or(local);
+            out.extend(js_export(text(exported, source), local, source));
+        }
+    }
+    out
 }
 
 fn js_function(node: Node<'_>, outer: Node<'_>, source: &str) -> FnInfo {
@@ -516,6 +690,9 @@ fn java_item(node: Node<'_>, source: &str) -> Item {
                         item.methods.push(java_method(m, source));
                     }
                 }
+                let cuts = java_script_initializers(body, source);
+                item.dropped_initializers = cuts.len();
+                item.cuts.extend(cuts);
             }
             item
         }
@@ -530,6 +707,66 @@ fn java_item(node: Node<'_>, source: &str) -> Item {
         "ERROR" => Item::new(ItemKind::Error, node),
         _ => Item::new(ItemKind::Script, node),
     }
+}
+
+/// The byte ranges (with their line's indentation and end) of the static initializers in a
+/// class body that mention none of the class's static fields. They are what runs when the
+/// class loads, like a script's top-level statements (an `assert` on the answer's own
+/// examples, a print), and are dropped as those are; a block that fills a static table or
+/// map the methods use is part of that field's definition and stays.
+fn java_script_initializers(body: Node<'_>, source: &str) -> Vec<Range<usize>> {
+    let mut fields = HashSet::new();
+    let mut c = body.walk();
+    for member in body.named_children(&mut c) {
+        if member.kind() != "field_declaration" {
+            continue;
+        }
+        let mut mc = member.walk();
+        let is_static = member
+            .children(&mut mc)
+            .find(|n| n.kind() == "modifiers")
+            .is_some_and(|m| {
+                let mut k = m.walk();
+                m.children(&mut k).any(|x| x.kind() == "static")
+            });
+        if !is_static {
+            continue;
+        }
+        let mut dc = member.walk();
+        for decl in member.children_by_field_name("declarator", &mut dc) {
+            if let Some(name) = decl.child_by_field_name("name") {
+                fields.insert(text(name, source).to_owned());
+            }
+        }
+    }
+    let mut cuts = Vec::new();
+    let mut c = body.walk();
+    for member in body.named_children(&mut c) {
+        if member.kind() != "static_initializer" {
+            continue;
+        }
+        let mut used = HashSet::new();
+        syntax::referenced_names(member, source, &mut used);
+        if used.iter().any(|n| fields.contains(n)) {
+            continue;
+        }
+        let bytes = source.as_bytes();
+        let mut start = member.start_byte();
+        while start > 0 && matches!(bytes[start - 1], b' ' | b'\t') {
+            start -= 1;
+        }
+        let mut end = member.end_byte();
+        while bytes.get(end).is_some_and(|b| matches!(b, b' ' | b'\t')) {
+            end += 1;
+        }
+        if start > 0 && bytes[start - 1] == b'\n' && bytes.get(end) == Some(&b'\n') {
+            end += 1;
+        } else {
+            (start, end) = (member.start_byte(), member.end_byte());
+        }
+        cuts.push(start..end);
+    }
+    cuts
 }
 
 fn java_method(node: Node<'_>, source: &str) -> FnInfo {

@@ -38,7 +38,7 @@ pub use syntax::{MAX_PARSE_BYTES, PARSE_TIMEOUT, ParseError};
 
 /// Version of the extraction rules; recorded with every verdict. Bump it whenever a change
 /// can turn an answer's code or compliance out differently.
-pub const EXTRACTOR_VERSION: &str = "1.1.0";
+pub const EXTRACTOR_VERSION: &str = "1.2.0";
 
 /// What the answer must contain.
 #[derive(Clone, Debug, PartialEq)]
