@@ -534,6 +534,109 @@ mod tests {
         assert_eq!(parse_jsdoc("*"), Declared::Unknown);
     }
 
+    fn variant(returns: Option<&str>, prompt: &str) -> Variant {
+        Variant {
+            prompt: prompt.to_owned(),
+            entry_point: "f".to_owned(),
+            class_name: None,
+            signature: passrate_schema::Signature {
+                params: Vec::new(),
+                returns: returns.map(str::to_owned),
+            },
+            reference_solution: String::new(),
+            given_code: None,
+            faulty_variants: Vec::new(),
+            preamble: None,
+        }
+    }
+
+    fn task_with(variants: Vec<(Language, Variant)>, tests: Vec<TestCase>) -> Task {
+        let json = serde_json::json!({
+            "format_version": passrate_schema::TASK_FORMAT_VERSION,
+            "id": "t/1", "version": 1, "category": "function_completion", "tier": 1,
+            "factors": {"conditions": 1, "solution_space": 1, "edge_cases": 0},
+            "source": {"dataset": "test", "upstream_id": "1", "license": "MIT"},
+            "variants": {}, "tests": [],
+        });
+        let mut task: Task = serde_json::from_value(json).expect("a task");
+        task.variants = variants.into_iter().collect();
+        task.tests = tests;
+        task
+    }
+
+    #[test]
+    fn a_variant_without_a_declaration_takes_another_variants() {
+        let task = task_with(
+            vec![
+                (Language::Python, variant(None, "def f(n):\n    pass\n")),
+                (Language::Java, variant(Some("int"), "")),
+                (
+                    Language::Javascript,
+                    variant(None, "/** @return {number} */\nfunction f(n) {\n"),
+                ),
+            ],
+            Vec::new(),
+        );
+        assert_eq!(task_return(&task, Language::Python), Declared::Int);
+        assert_eq!(task_return(&task, Language::Java), Declared::Int);
+        assert_eq!(task_return(&task, Language::Javascript), Declared::Number);
+        // A language's own declaration wins over another's.
+        let task = task_with(
+            vec![
+                (Language::Python, variant(Some("float"), "")),
+                (Language::Java, variant(Some("int"), "")),
+            ],
+            Vec::new(),
+        );
+        assert_eq!(task_return(&task, Language::Python), Declared::Float);
+        // JavaScript's number does not say int or float: it declares nothing for the others.
+        let task = task_with(
+            vec![
+                (Language::Python, variant(None, "")),
+                (
+                    Language::Javascript,
+                    variant(None, "/** @returns {number} */\nconst f = (n) => n;\n"),
+                ),
+            ],
+            Vec::new(),
+        );
+        assert_eq!(task_return(&task, Language::Python), Declared::Unknown);
+    }
+
+    #[test]
+    fn prepared_tests_keep_the_recorded_value_when_conforming_changes_it() {
+        let call = |expected: Value| TestCase {
+            visibility: passrate_schema::Visibility::Hidden,
+            form: TestForm::Call {
+                args: Vec::new(),
+                expected: Expected::Returns(expected),
+            },
+            comparator: None,
+            languages: Vec::new(),
+        };
+        let task = task_with(
+            vec![
+                (Language::Python, variant(None, "")),
+                (Language::Java, variant(Some("int"), "")),
+            ],
+            vec![call(Value::Bool(false)), call(Value::int(4))],
+        );
+        let prepared = prepare(&task, Language::Python);
+        let expected = |p: &Prepared| match &p.test.form {
+            TestForm::Call {
+                expected: Expected::Returns(v),
+                ..
+            } => v.clone(),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(expected(&prepared[0]), Value::int(0));
+        assert_eq!(prepared[0].as_recorded, Some(Value::Bool(false)));
+        assert_eq!(expected(&prepared[1]), Value::int(4));
+        assert_eq!(prepared[1].as_recorded, None);
+        assert!(prepared[0].comparator.numeric);
+        assert!(!prepare(&task, Language::Java)[0].comparator.numeric);
+    }
+
     #[test]
     fn declarations_are_found_in_prompts() {
         let prompt = "from typing import List\n\ndef mean(xs: List[float], k: Dict[str, int]) -> float:\n    \"\"\"...\"\"\"\n";
