@@ -9,6 +9,7 @@
 //! pool/
 //!   pool.json                  {"format_version": 1, "series": 1, "task_files": ["tasks/humaneval.jsonl.gz", …]}
 //!   tasks/<family>.jsonl.gz    one `passrate_schema::Task` per line, sorted by id
+//!   extra/<family>.jsonl.gz    {"id": …, "tests": [TestCase, …]}: a task's unscored hidden tests
 //!   licenses/<dataset>/…       LICENSE / NOTICE files copied from the upstream datasets
 //!   README.md                  this description, the tier rule and the caps
 //! ```
@@ -18,6 +19,11 @@
 //! bumping it draws a new panel; `pool.json` without it is series 1. The pool version is a
 //! blake3 hash over the canonical serialisation of every task (sorted by id) and the series.
 //! A `rotation.json` left by older builds (a reserve and a manual log) is ignored.
+//!
+//! Extra tests (every dataset input a task does not score, with the reference's result) are
+//! listed in `pool.json`'s `extra_files` and read only on demand ([`Pool::extra_tests`]), so
+//! loading the pool costs what it did without them; they are not part of the version, since
+//! nothing is scored on them.
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -27,7 +33,7 @@ use std::sync::OnceLock;
 use flate2::Compression;
 use flate2::read::GzDecoder;
 use flate2::write::GzEncoder;
-use passrate_schema::Task;
+use passrate_schema::{Task, TestCase};
 use serde::{Deserialize, Serialize};
 
 use crate::check::check_task;
@@ -52,6 +58,16 @@ pub struct PoolIndex {
     #[serde(default = "default_series")]
     pub series: u32,
     pub task_files: Vec<String>,
+    /// Files of extra tests (see the module documentation); absent when there are none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub extra_files: Vec<String>,
+}
+
+/// One line of an extra-tests file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ExtraTests {
+    pub id: String,
+    pub tests: Vec<TestCase>,
 }
 
 fn default_series() -> u32 {
@@ -90,6 +106,10 @@ pub struct Pool {
     by_id: HashMap<String, usize>,
     series: u32,
     dir: Option<PathBuf>,
+    /// Extra tests held in memory (an import's, until saved), by task id.
+    extra_tests: BTreeMap<String, Vec<TestCase>>,
+    /// `extra_files` of the loaded `pool.json`.
+    extra_files: Vec<String>,
     /// [`Pool::version`], computed once: it serialises every task, and each sample records
     /// it. Reset by everything that can change the content.
     version: OnceLock<PoolVersion>,
@@ -123,6 +143,8 @@ impl Pool {
             by_id,
             series: DEFAULT_SERIES,
             dir: None,
+            extra_tests: BTreeMap::new(),
+            extra_files: Vec::new(),
             version: OnceLock::new(),
         })
     }
@@ -178,7 +200,39 @@ impl Pool {
         }
         let mut pool = Pool::new(tasks)?.with_series(index.series);
         pool.dir = Some(dir.to_path_buf());
+        pool.extra_files = index.extra_files;
         Ok(pool)
+    }
+
+    /// The same pool holding `extra` as its tasks' extra tests (entries for ids not in the
+    /// pool, or with no tests, are dropped). Not part of the version.
+    pub fn with_extra_tests(mut self, extra: BTreeMap<String, Vec<TestCase>>) -> Pool {
+        self.extra_tests = extra
+            .into_iter()
+            .filter(|(id, tests)| !tests.is_empty() && self.by_id.contains_key(id))
+            .collect();
+        self
+    }
+
+    /// A task's extra tests: hidden inputs of its dataset that it does not score, with the
+    /// primary reference's result. Read from the pool directory on demand.
+    pub fn extra_tests(&self, id: &str) -> Result<Vec<TestCase>, PoolError> {
+        if let Some(tests) = self.extra_tests.get(id) {
+            return Ok(tests.clone());
+        }
+        let (Some(dir), Some(_)) = (&self.dir, self.get(id)) else {
+            return Ok(Vec::new());
+        };
+        let wanted = format!("extra/{}.jsonl.gz", family(id));
+        if !self.extra_files.contains(&wanted) {
+            return Ok(Vec::new());
+        }
+        let path = dir.join(&wanted);
+        Ok(read_extra_file(&path)?
+            .into_iter()
+            .find(|e| e.id == id)
+            .map(|e| e.tests)
+            .unwrap_or_default())
     }
 
     /// The pool shipped with passrate: `$PASSRATE_POOL`, else the repository's `pool/`
@@ -268,6 +322,7 @@ impl Pool {
             format_version: POOL_FORMAT_VERSION,
             series: self.series,
             task_files: Vec::new(),
+            extra_files: Vec::new(),
         };
         // Compressing the families' files is most of a save: one thread each.
         let written: Vec<(String, Result<(), PoolError>)> = std::thread::scope(|scope| {
@@ -287,6 +342,36 @@ impl Pool {
         for (rel, result) in written {
             result?;
             index.task_files.push(rel);
+        }
+        // A loaded pool's extra tests come from its files, each read once.
+        let mut all: BTreeMap<String, Vec<TestCase>> = BTreeMap::new();
+        if let Some(from) = &self.dir {
+            for rel in &self.extra_files {
+                for e in read_extra_file(&from.join(rel))? {
+                    all.insert(e.id, e.tests);
+                }
+            }
+        }
+        all.extend(self.extra_tests.clone());
+        let mut extra_lines: BTreeMap<&str, Vec<ExtraTests>> = BTreeMap::new();
+        for task in &self.tasks {
+            if let Some(tests) = all.remove(&task.id).filter(|t| !t.is_empty()) {
+                extra_lines
+                    .entry(family(&task.id))
+                    .or_default()
+                    .push(ExtraTests {
+                        id: task.id.clone(),
+                        tests,
+                    });
+            }
+        }
+        if !extra_lines.is_empty() {
+            fs_err::create_dir_all(staging.join("extra"))?;
+        }
+        for (family, lines) in &extra_lines {
+            let rel = format!("extra/{family}.jsonl.gz");
+            write_lines(&staging.join(&rel), lines)?;
+            index.extra_files.push(rel);
         }
         write_json(&staging.join(INDEX_FILE), &index)?;
         for license in licenses {
@@ -383,7 +468,35 @@ pub fn read_task_file(path: &Path) -> Result<Vec<(usize, Task)>, PoolError> {
     Ok(tasks)
 }
 
+/// Reads an extra-tests file (see [`ExtraTests`]).
+pub fn read_extra_file(path: &Path) -> Result<Vec<ExtraTests>, PoolError> {
+    let reader = BufReader::new(GzDecoder::new(fs_err::File::open(path)?));
+    let mut out = Vec::new();
+    for (i, line) in reader.lines().enumerate() {
+        let line = line.map_err(|e| PoolError::Document {
+            file: path.to_path_buf(),
+            message: format!("line {}: {e}", i + 1),
+        })?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let de = &mut serde_json::Deserializer::from_str(&line);
+        out.push(
+            serde_path_to_error::deserialize(de).map_err(|e| PoolError::Document {
+                file: path.to_path_buf(),
+                message: format!("line {} at `{}`: {}", i + 1, e.path(), e.inner()),
+            })?,
+        );
+    }
+    Ok(out)
+}
+
 fn write_task_file(path: &Path, tasks: &[&Task]) -> Result<(), PoolError> {
+    write_lines(path, tasks)
+}
+
+/// Writes one JSON document per line, gzip-compressed with content-only headers.
+fn write_lines<T: Serialize>(path: &Path, items: &[T]) -> Result<(), PoolError> {
     let file = fs_err::File::create(path)?;
     // The default level (6) and no timestamp/name in the header: the bytes depend on the
     // content only. Level 9 made translate.jsonl.gz (56 MB of JSON) 4 % smaller for 2.8× the
@@ -394,8 +507,8 @@ fn write_task_file(path: &Path, tasks: &[&Task]) -> Result<(), PoolError> {
     // serde_json writes in small pieces, and each write into the encoder prepares (zeroes)
     // its whole output buffer: buffered, a save of the pool spent ~7 s of CPU in memset.
     let mut buffered = std::io::BufWriter::with_capacity(1 << 20, gz);
-    for task in tasks {
-        serde_json::to_writer(&mut buffered, task).map_err(std::io::Error::other)?;
+    for item in items {
+        serde_json::to_writer(&mut buffered, item).map_err(std::io::Error::other)?;
         buffered.write_all(b"\n")?;
     }
     let gz = buffered.into_inner().map_err(|e| e.into_error())?;

@@ -1,18 +1,27 @@
-//! Parsing the real datasets (skipped when the data directory is absent).
+//! Parsing the real datasets (skipped when the data directory is absent, failing under
+//! `CI=true`: see `shared_data`).
+
+mod shared_data;
 
 use std::collections::BTreeMap;
 
-use passrate_pool::import::pipeline::{default_data_dir, parse_all};
+use passrate_pool::import::pipeline::parse_all;
 use passrate_pool::tier::{factors_for, tier_for};
 use passrate_schema::{Language, Tier};
 
 #[test]
 fn parses_every_dataset() -> anyhow::Result<()> {
-    let data = default_data_dir();
-    if !data.join("humaneval").exists() {
-        eprintln!("skipping: no data at {}", data.display());
+    let Some(data) = shared_data::data_dir(&[
+        "humaneval",
+        "humanevalplus",
+        "humanevalpack",
+        "mbpp",
+        "mbppplus",
+        "mxeval",
+        "quixbugs",
+    ]) else {
         return Ok(());
-    }
+    };
     let parsed = parse_all(&data)?;
     // HumanEval/32 (find_zero) is left out at parsing: its answers are not unique, so no
     // recorded expected value can judge them (pool/REJECTIONS.md).
@@ -41,6 +50,22 @@ fn parses_every_dataset() -> anyhow::Result<()> {
         "js {mbpp_js} java {mbpp_java}"
     );
     assert!(parsed.quixbugs.len() >= 25, "{}", parsed.quixbugs.len());
+    // HumanEval+ inputs beyond i64 stay exact integers (they once became floats), and every
+    // extra input is kept (the build chooses the scored ones).
+    let he155 = parsed
+        .humaneval
+        .iter()
+        .find(|p| p.raw.id == "humaneval/155")
+        .expect("humaneval/155 parsed");
+    let passrate_pool::import::TestPlan::Record { hidden_inputs, .. } = &he155.raw.plan else {
+        panic!("humaneval/155 records its check")
+    };
+    let huge = passrate_schema::Value::Int(
+        passrate_schema::Integer::parse("-1021021021021021021021021021021021021021021021021")
+            .expect("an integer"),
+    );
+    assert!(hidden_inputs.contains(&vec![huge]));
+    assert!(hidden_inputs.len() > 200, "{}", hidden_inputs.len());
     let mut tiers: BTreeMap<(String, Tier), usize> = BTreeMap::new();
     for raw in parsed.base_tasks() {
         let v = &raw.variants[&raw.primary];

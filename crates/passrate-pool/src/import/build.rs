@@ -11,6 +11,16 @@
 //!   otherwise each language gets its own copy with its own expected value.
 //! * Floats: when an expected value contains a float, the comparator gets EvalPlus's
 //!   tolerance, `abs_tol = max(atol, 1e-6)` and `rel_tol = 1e-7`.
+//! * Hidden inputs: at most [`MAX_HIDDEN`](super::humaneval::MAX_HIDDEN), spread over the
+//!   dataset's list, are scored (`Task::tests`). Every other input the primary reference
+//!   answers is kept as an extra test ([`Built::extra_tests`], stored beside the pool for a
+//!   later choice of the scored suite), recorded on the primary only. When the scored inputs
+//!   do not complete in one execution (HumanEval/15's outputs overflow the 1 MiB result
+//!   channel), they are recorded a few at a time and the scored suite keeps those whose
+//!   results fit in [`SCORED_OUTPUT_BYTES`]; the others become extra tests. No task loses its
+//!   hidden inputs to output size.
+//! * An expected value whose canonical encoding exceeds [`DIGEST_OVER_BYTES`] is stored as its
+//!   digest ([`Expected::ReturnsDigest`], hidden tests under an exact comparator only).
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -21,14 +31,26 @@ use passrate_schema::{
     Value, Visibility,
 };
 
-use super::{RawTask, TestPlan};
+use super::humaneval::MAX_HIDDEN;
+use super::{RawTask, TestPlan, spread};
 use crate::cache::Cache;
 use crate::exec::Executor;
 use crate::tier::{factors_for, tier_for};
 use crate::validate::{INFRASTRUCTURE, with_retries};
 
 /// Cache kind of built tasks; bump the suffix when `build_task` changes its results.
-pub const BUILD_KIND: &str = "build-2";
+pub const BUILD_KIND: &str = "build-3";
+
+/// Encoded results of the scored hidden tests an execution must carry, at most: a quarter of
+/// the result channel (1 MiB by default), which leaves the public tests and a candidate that
+/// formats its values differently room.
+pub const SCORED_OUTPUT_BYTES: usize = 256 * 1024;
+
+/// Expected values larger than this (canonical encoding) are stored as digests.
+pub const DIGEST_OVER_BYTES: usize = 16 * 1024;
+
+/// Calls per execution when recording inputs a few at a time.
+const RECORD_CHUNK: usize = 64;
 
 /// Cap on public tests per task (recorded checks rarely exceed it).
 pub const MAX_PUBLIC: usize = 100;
@@ -56,6 +78,10 @@ pub struct Built {
     /// What was left out of the task and why (e.g. hidden tests no reference completes).
     #[serde(default)]
     pub notes: Vec<String>,
+    /// The dataset's hidden inputs that are not scored, with the primary reference's results
+    /// (`languages` = the primary: no other language was run on them).
+    #[serde(default)]
+    pub extra_tests: Vec<TestCase>,
 }
 
 fn reject(raw: &RawTask, stage: &str, reason: impl Into<String>) -> Rejection {
@@ -194,7 +220,14 @@ pub fn build_task(exec: &dyn Executor, raw: &RawTask) -> Result<Built, Rejection
         return Err(reject(raw, "record", "the check made no usable calls"));
     }
     let n_public = public.len();
-    let mut calls: Vec<Vec<Value>> = public.into_iter().chain(hidden).collect();
+    let scored_at: Vec<usize> = spread(&(0..hidden.len()).collect::<Vec<_>>(), MAX_HIDDEN);
+    let mut unscored: Vec<usize> = (0..hidden.len())
+        .filter(|i| scored_at.binary_search(i).is_err())
+        .collect();
+    let mut calls: Vec<Vec<Value>> = public
+        .into_iter()
+        .chain(scored_at.iter().map(|&i| hidden[i].clone()))
+        .collect();
     let run = |language: Language,
                calls: &[Vec<Value>]|
      -> Result<Vec<Result<Value, ErrorInfo>>, String> {
@@ -219,23 +252,83 @@ pub fn build_task(exec: &dyn Executor, raw: &RawTask) -> Result<Built, Rejection
         }
     };
     let mut notes = Vec::new();
-    // The primary first: when it cannot complete the hidden inputs within an evaluation's
-    // limits (HumanEval/15's largest inputs overflow the 1 MiB result channel), the hidden
-    // tests go and the public ones are kept, since no answer could pass them either.
+    // The primary first, on the scored tests in one execution as an evaluation runs them.
+    // When it cannot complete them within an evaluation's limits (HumanEval/15's largest
+    // outputs overflow the 1 MiB result channel), the scored hidden inputs are recorded a
+    // few at a time and only those whose results fit are scored; the rest become extra tests.
     let primary_out = match run(primary, &calls) {
         Ok(out) => out,
         Err(e) if calls.len() > n_public && !e.starts_with(INFRASTRUCTURE) => {
-            let public_only =
-                run(primary, &calls[..n_public]).map_err(|e2| reject(raw, "run", e2))?;
+            let alone = run_chunked(&run, primary, &calls[n_public..])
+                .map_err(|e2| reject(raw, "run", e2))?;
+            let mut fits = Vec::new();
+            let mut bytes = 0;
+            for (k, outcome) in alone.iter().enumerate() {
+                let size = match outcome {
+                    Some(Ok(v)) => v.canonical_bytes().len(),
+                    _ => continue,
+                };
+                if bytes + size <= SCORED_OUTPUT_BYTES {
+                    bytes += size;
+                    fits.push(k);
+                }
+            }
+            let chosen: Vec<Vec<Value>> = calls[..n_public]
+                .iter()
+                .cloned()
+                .chain(fits.iter().map(|&k| calls[n_public + k].clone()))
+                .collect();
+            let out = match run(primary, &chosen) {
+                Ok(out) => out,
+                Err(e2) if !e2.starts_with(INFRASTRUCTURE) => {
+                    fits.clear();
+                    notes.push(format!(
+                        "no hidden test scored: the {primary} reference did not complete them in one execution ({e}; then {e2})"
+                    ));
+                    run(primary, &calls[..n_public]).map_err(|e3| reject(raw, "run", e3))?
+                }
+                Err(e2) => return Err(reject(raw, "run", e2)),
+            };
             notes.push(format!(
-                "{} hidden tests dropped: the {primary} reference did not complete them ({e})",
+                "{} of {} scored hidden tests kept, the others stored as extra tests: the {primary} reference did not complete them in one execution ({e})",
+                fits.len(),
                 calls.len() - n_public
             ));
-            calls.truncate(n_public);
-            public_only
+            unscored.extend(
+                (0..scored_at.len())
+                    .filter(|k| !fits.contains(k))
+                    .map(|k| scored_at[k]),
+            );
+            unscored.sort_unstable();
+            calls = chosen;
+            out
         }
         Err(e) => return Err(reject(raw, "run", e)),
     };
+    let unscored_calls: Vec<Vec<Value>> = unscored.iter().map(|&i| hidden[i].clone()).collect();
+    let extra_out =
+        run_chunked(&run, primary, &unscored_calls).map_err(|e| reject(raw, "run", e))?;
+    let mut extra_tests = Vec::new();
+    let mut extra_missing = 0;
+    for (args, outcome) in unscored_calls.into_iter().zip(extra_out) {
+        match outcome {
+            Some(Ok(value)) if !contains_opaque(&value) => extra_tests.push(TestCase {
+                visibility: Visibility::Hidden,
+                form: TestForm::Call {
+                    args,
+                    expected: Expected::Returns(value),
+                },
+                comparator: None,
+                languages: vec![primary],
+            }),
+            _ => extra_missing += 1,
+        }
+    }
+    if extra_missing > 0 {
+        notes.push(format!(
+            "{extra_missing} extra inputs left out: the {primary} reference raised, returned an unencodable value or did not complete them alone"
+        ));
+    }
     // The recording and the replay must agree: a check on determinism before any test exists.
     for (i, outcome) in &recorded {
         let replay = &primary_out[*i];
@@ -357,6 +450,11 @@ pub fn build_task(exec: &dyn Executor, raw: &RawTask) -> Result<Built, Rejection
         comparator.abs_tol = Some(raw.atol.unwrap_or(0.0).max(1e-6));
         comparator.rel_tol = Some(1e-7);
     }
+    if comparator.is_exact() {
+        for test in tests.iter_mut().chain(extra_tests.iter_mut()) {
+            digest_if_huge(test);
+        }
+    }
     Ok(Built {
         task: new_task(
             raw,
@@ -367,7 +465,47 @@ pub fn build_task(exec: &dyn Executor, raw: &RawTask) -> Result<Built, Rejection
         ),
         dropped,
         notes,
+        extra_tests,
     })
+}
+
+/// Replaces a hidden test's expected value by its digest when it is too large to store.
+fn digest_if_huge(test: &mut TestCase) {
+    if test.visibility != Visibility::Hidden {
+        return;
+    }
+    if let TestForm::Call { expected, .. } = &mut test.form
+        && let Expected::Returns(value) = expected
+        && value.canonical_bytes().len() > DIGEST_OVER_BYTES
+        && passrate_runner::digest::digestible(value, &Comparator::default())
+    {
+        *expected = Expected::ReturnsDigest(passrate_runner::digest::digest(value));
+    }
+}
+
+/// Runs `calls` [`RECORD_CHUNK`] at a time, splitting a chunk that does not complete (output
+/// or CPU limit, a crash) down to single calls: each call's outcome, `None` for one that does
+/// not complete alone. Infrastructure failures end it.
+fn run_chunked(
+    run: &dyn Fn(Language, &[Vec<Value>]) -> Result<Vec<Result<Value, ErrorInfo>>, String>,
+    language: Language,
+    calls: &[Vec<Value>],
+) -> Result<Vec<Option<Result<Value, ErrorInfo>>>, String> {
+    let mut out = Vec::with_capacity(calls.len());
+    let mut pending: Vec<&[Vec<Value>]> = calls.chunks(RECORD_CHUNK).rev().collect();
+    while let Some(chunk) = pending.pop() {
+        match run(language, chunk) {
+            Ok(results) => out.extend(results.into_iter().map(Some)),
+            Err(e) if e.starts_with(INFRASTRUCTURE) => return Err(e),
+            Err(_) if chunk.len() == 1 => out.push(None),
+            Err(_) => {
+                let (a, b) = chunk.split_at(chunk.len() / 2);
+                pending.push(b);
+                pending.push(a);
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// A class-level task: its sequences are recorded on the primary reference, which is then
@@ -424,6 +562,7 @@ fn build_sequences(
         ),
         dropped: Vec::new(),
         notes,
+        extra_tests: Vec::new(),
     })
 }
 

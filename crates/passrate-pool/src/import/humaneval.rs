@@ -6,8 +6,9 @@
 //!   (the original canonicals fail some HumanEval+ inputs).
 //! * Public tests: the calls HumanEval's `check` makes, recorded on the reference; for the
 //!   checks that draw random inputs (HumanEval/32, /53) EvalPlus's `base_input` instead.
-//! * Hidden tests: HumanEval+ extra inputs, read as Python literals from the OriginFmt
-//!   `inputs = […]` (keeps tuples), at most [`MAX_HIDDEN`] per task spread over the list.
+//! * Hidden tests: every HumanEval+ extra input, exact ([`super::evalplus`]: integers of any
+//!   size, tuples from the OriginFmt `inputs = […]`); the build scores at most [`MAX_HIDDEN`]
+//!   of them and keeps the rest as the task's extra tests.
 //! * JavaScript/Java: HumanEvalPack prompts and canonical solutions (Java: class `Solution`).
 
 use std::collections::BTreeMap;
@@ -17,10 +18,12 @@ use passrate_extract::declared_signature;
 use passrate_schema::{Category, CategoryData, Language, Value, Variant};
 use serde::Deserialize;
 
-use super::{ImportError, RawTask, TestPlan, json_to_value, read_jsonl, source, spread};
+use super::evalplus::{self, Inputs};
+use super::{ImportError, RawTask, TestPlan, read_jsonl, source};
 use crate::pylit;
 
-/// Cap on hidden tests per task (HumanEval+ has up to ~1,000 extra inputs per task).
+/// Cap on the scored hidden tests per task (HumanEval+ has up to ~1,000 extra inputs per
+/// task); the others are stored as extra tests.
 pub const MAX_HIDDEN: usize = 200;
 
 /// Problems left out at parse time, and why: their correct answers are not unique, so a
@@ -79,9 +82,6 @@ struct PlusRecord {
     prompt: String,
     entry_point: String,
     canonical_solution: String,
-    base_input: Vec<serde_json::Value>,
-    #[serde(default)]
-    plus_input: Vec<serde_json::Value>,
     #[serde(default)]
     atol: f64,
 }
@@ -168,7 +168,9 @@ fn pack_language_dir(language: Language) -> &'static str {
 /// Reads all of HumanEval, HumanEval+ and HumanEvalPack (py/js/java) from `data`.
 pub fn load(data: &Path) -> Result<Vec<HumanEvalProblem>, ImportError> {
     let originals: Vec<HumanEvalRecord> = read_jsonl(&data.join("humaneval/HumanEval.jsonl.gz"))?;
-    let plus: Vec<PlusRecord> = read_jsonl(&data.join("humanevalplus/HumanEvalPlus.jsonl.gz"))?;
+    let plus_path = data.join("humanevalplus/HumanEvalPlus.jsonl.gz");
+    let plus: Vec<PlusRecord> = read_jsonl(&plus_path)?;
+    let inputs = evalplus::read_inputs(&plus_path)?;
     let origin: Vec<OriginFmtRecord> =
         read_jsonl(&data.join("humanevalplus/HumanEvalPlus-OriginFmt.jsonl.gz"))?;
     let origin: BTreeMap<String, String> =
@@ -208,6 +210,7 @@ pub fn load(data: &Path) -> Result<Vec<HumanEvalProblem>, ImportError> {
             &record,
             original,
             origin.get(&record.task_id),
+            inputs.get(&record.task_id).cloned().unwrap_or_default(),
             pack,
         ));
     }
@@ -220,6 +223,7 @@ fn problem(
     plus: &PlusRecord,
     original: &HumanEvalRecord,
     origin_test: Option<&String>,
+    inputs: Inputs,
     pack: BTreeMap<Language, PackEntry>,
 ) -> HumanEvalProblem {
     let plus_python = format!("{}{}", plus.prompt, plus.canonical_solution);
@@ -260,33 +264,9 @@ fn problem(
             },
         );
     }
-    let all_inputs = origin_test.and_then(|t| origin_inputs(t));
-    let base: Vec<Vec<Value>> = plus
-        .base_input
-        .iter()
-        .map(|args| match json_to_value(args) {
-            Value::List(a) => a,
-            other => vec![other],
-        })
-        .collect();
-    // OriginFmt lists the base inputs first, then the extra ones.
-    let (typed_base, extra) = match all_inputs {
-        Some(all) if all.len() == plus.base_input.len() + plus.plus_input.len() => {
-            let (b, e) = all.split_at(plus.base_input.len());
-            (b.to_vec(), e.to_vec())
-        }
-        _ => (
-            base.clone(),
-            plus.plus_input
-                .iter()
-                .map(|args| match json_to_value(args) {
-                    Value::List(a) => a,
-                    other => vec![other],
-                })
-                .collect(),
-        ),
-    };
-    let hidden = spread(&extra, MAX_HIDDEN);
+    let typed = evalplus::typed_inputs(&inputs, origin_test.and_then(|t| origin_inputs(t)));
+    let hidden = typed.extra;
+    let typed_base = typed.base;
     let plan = if original.test.contains("random") {
         TestPlan::Inputs {
             public: typed_base,
@@ -386,8 +366,6 @@ mod tests {
             prompt: "\n\ndef add(x: int, y: int):\n    \"\"\"Add two numbers x and y\n    >>> add(2, 3)\n    5\n    \"\"\"\n".into(),
             entry_point: "add".into(),
             canonical_solution: "\n    return x + y\n".into(),
-            base_input: vec![serde_json::json!([0, 1]), serde_json::json!([1, 0])],
-            plus_input: vec![serde_json::json!([-5, 7])],
             atol: 0.0,
         };
         let original = HumanEvalRecord {
@@ -397,7 +375,14 @@ mod tests {
             test: "import random\n\ndef check(candidate):\n    assert candidate(0, 1) == 1\n"
                 .into(),
         };
-        let p = problem(53, &plus, &original, None, BTreeMap::new());
+        let inputs = Inputs {
+            base: vec![
+                vec![Value::int(0), Value::int(1)],
+                vec![Value::int(1), Value::int(0)],
+            ],
+            extra: vec![vec![Value::int(-5), Value::int(7)]],
+        };
+        let p = problem(53, &plus, &original, None, inputs, BTreeMap::new());
         assert_eq!(p.raw.id, "humaneval/53");
         let python = &p.raw.variants[&Language::Python];
         assert_eq!(python.signature.params.len(), 2);

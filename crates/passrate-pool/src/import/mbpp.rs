@@ -8,8 +8,8 @@
 //!   signatures and fixes EvalPlus made); for the others, the calls MBPP's asserts
 //!   (`test_list` + `challenge_test_list`, after `test_setup_code`) make, recorded on the
 //!   reference.
-//! * Hidden tests: MBPP+ extra inputs from the OriginFmt `inputs = […]`, capped like
-//!   HumanEval+; MBPP+ checks that compare `set(out)` make the comparator set-based.
+//! * Hidden tests: every MBPP+ extra input, exact ([`super::evalplus`]), scored up to the
+//!   cap HumanEval+ has; MBPP+ checks that compare `set(out)` make the comparator set-based.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -18,8 +18,9 @@ use passrate_extract::declared_signature;
 use passrate_schema::{Category, CategoryData, Language, Variant};
 use serde::Deserialize;
 
-use super::humaneval::{MAX_HIDDEN, OrDefaultSig, origin_inputs};
-use super::{ImportError, RawTask, TestPlan, read_jsonl, source, spread};
+use super::evalplus::{self, Inputs};
+use super::humaneval::{OrDefaultSig, origin_inputs};
+use super::{ImportError, RawTask, TestPlan, read_jsonl, source};
 
 #[derive(Debug, Deserialize)]
 struct MbppRecord {
@@ -39,7 +40,6 @@ struct PlusRecord {
     prompt: String,
     entry_point: String,
     canonical_solution: String,
-    base_input: Vec<serde_json::Value>,
     #[serde(default)]
     atol: f64,
 }
@@ -113,7 +113,12 @@ fn java_class(prompt: &str) -> Option<String> {
 
 pub fn load(data: &Path) -> Result<Vec<RawTask>, ImportError> {
     let mbpp: Vec<MbppRecord> = read_jsonl(&data.join("mbpp/mbpp.jsonl"))?;
-    let plus: Vec<PlusRecord> = read_jsonl(&data.join("mbppplus/MbppPlus.jsonl.gz"))?;
+    let plus_path = data.join("mbppplus/MbppPlus.jsonl.gz");
+    let plus: Vec<PlusRecord> = read_jsonl(&plus_path)?;
+    let inputs: BTreeMap<u32, Inputs> = evalplus::read_inputs(&plus_path)?
+        .into_iter()
+        .filter_map(|(id, i)| Some((mbxp_number(&id)?, i)))
+        .collect();
     let origin: Vec<OriginFmtRecord> =
         read_jsonl(&data.join("mbppplus/MbppPlus-OriginFmt.jsonl.gz"))?;
     let origin: BTreeMap<u32, String> = origin.into_iter().map(|r| (r.task_id, r.test)).collect();
@@ -137,7 +142,8 @@ pub fn load(data: &Path) -> Result<Vec<RawTask>, ImportError> {
     for record in &mbpp {
         let plus_record = plus.get(&record.task_id);
         let origin_test = plus_record.and(origin.get(&record.task_id));
-        if let Some(task) = raw_task(record, plus_record, origin_test, &mbxp) {
+        let plus_inputs = plus_record.and(inputs.get(&record.task_id));
+        if let Some(task) = raw_task(record, plus_record, plus_inputs, origin_test, &mbxp) {
             tasks.push(task);
         }
     }
@@ -147,6 +153,7 @@ pub fn load(data: &Path) -> Result<Vec<RawTask>, ImportError> {
 fn raw_task(
     record: &MbppRecord,
     plus: Option<&PlusRecord>,
+    plus_inputs: Option<&Inputs>,
     origin_test: Option<&String>,
     mbxp: &BTreeMap<(Language, u32), MbxpRecord>,
 ) -> Option<RawTask> {
@@ -231,13 +238,13 @@ fn raw_task(
     // adapted by EvalPlus where it changed a signature, e.g. Mbpp/57 dropped the length
     // argument, or fixed a wrong expected value), and their hidden tests from the extra
     // inputs. Other tasks record MBPP's asserts.
-    let plan = match (plus, origin_test.and_then(|t| origin_inputs(t))) {
-        (Some(p), Some(all)) if all.len() >= p.base_input.len() && !p.base_input.is_empty() => {
-            TestPlan::Inputs {
-                public: all[..p.base_input.len()].to_vec(),
-                hidden: spread(&all[p.base_input.len()..], MAX_HIDDEN),
-            }
-        }
+    let typed = plus_inputs
+        .map(|json| evalplus::typed_inputs(json, origin_test.and_then(|t| origin_inputs(t))));
+    let plan = match typed {
+        Some(typed) if !typed.base.is_empty() => TestPlan::Inputs {
+            public: typed.base,
+            hidden: typed.extra,
+        },
         _ => TestPlan::Record {
             language: Language::Python,
             check_code: check_code(
@@ -400,7 +407,7 @@ mod tests {
                 canonical_solution: None,
             },
         );
-        let task = raw_task(&mbpp_2(), None, None, &mbxp).unwrap();
+        let task = raw_task(&mbpp_2(), None, None, None, &mbxp).unwrap();
         assert_eq!(task.id, "mbpp/2");
         assert_eq!(task.variants.len(), 2, "JS has no canonical solution");
         let java = &task.variants[&Language::Java];

@@ -8,6 +8,7 @@
 pub mod build;
 pub mod classeval;
 pub mod derived;
+pub mod evalplus;
 pub mod humaneval;
 pub mod mbpp;
 pub mod pipeline;

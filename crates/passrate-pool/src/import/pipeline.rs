@@ -266,6 +266,7 @@ pub fn import(
         total: raws.len(),
     });
     let mut built = BTreeMap::new();
+    let mut extra_tests = BTreeMap::new();
     let results = build_all(
         exec,
         &cache,
@@ -288,6 +289,7 @@ pub fn import(
                 report
                     .notes
                     .extend(b.notes.into_iter().map(|n| (b.task.id.clone(), n)));
+                extra_tests.insert(b.task.id.clone(), b.extra_tests);
                 built.insert(b.task.id.clone(), b.task);
             }
             Err(r) => report.rejected.push(r),
@@ -338,7 +340,7 @@ pub fn import(
     report.accepted = validation.accepted.len();
     report.cache = cache.stats();
 
-    let pool = Pool::new(validation.accepted)?;
+    let pool = Pool::new(validation.accepted)?.with_extra_tests(extra_tests);
     let licenses = read_licenses(data)?;
     Ok((pool, licenses, report))
 }

@@ -1,0 +1,213 @@
+//! Every input the bundled pool holds for a HumanEval+ or MBPP+ task (scored hidden tests and
+//! extra tests) is, value by value, an input of its source dataset: integers exact at any size
+//! (HumanEval/155's -1021021021021021021021021021021021021021021021021 once became a float),
+//! floats bit for bit. The datasets are read here by Python's `json` (exact integers), not by
+//! the importer's parser, so the two readings check each other. Also: the pool keeps nearly
+//! every extra input (scored or stored as an extra test), and no task lost its hidden tests to
+//! output size (HumanEval/15, /83, /139 once kept none).
+
+mod shared_data;
+
+use std::collections::BTreeMap;
+use std::process::Command;
+
+use passrate_pool::storage::Pool;
+use passrate_schema::{Expected, TestCase, TestForm, Value, Visibility};
+
+/// Writes, per task, its base and extra inputs as passrate's wire encoding (JSON Lines).
+const DUMP: &str = r#"
+import gzip, json, math, sys
+
+def enc(x):
+    if x is None or isinstance(x, (bool, str)):
+        return x
+    if isinstance(x, int):
+        return {"int": str(x)}
+    if isinstance(x, float):
+        if math.isnan(x):
+            return {"float": "nan"}
+        if math.isinf(x):
+            return {"float": "inf" if x > 0 else "-inf"}
+        return {"float": x}
+    if isinstance(x, list):
+        return [enc(i) for i in x]
+    if isinstance(x, dict):
+        return {"map": [[enc(k), enc(v)] for k, v in x.items()]}
+    raise TypeError(type(x))
+
+for path in sys.argv[1:]:
+    for line in gzip.open(path, "rt"):
+        r = json.loads(line)
+        args = lambda i: i if isinstance(i, list) else [i]
+        print(json.dumps({
+            "id": r["task_id"],
+            "base": [enc(args(i)) for i in r["base_input"]],
+            "extra": [enc(args(i)) for i in r.get("plus_input", [])],
+        }))
+"#;
+
+struct SourceInputs {
+    base: Vec<Vec<Value>>,
+    extra: Vec<Vec<Value>>,
+}
+
+fn read_sources(data: &std::path::Path) -> BTreeMap<String, SourceInputs> {
+    let out = Command::new("python3")
+        .arg("-c")
+        .arg(DUMP)
+        .arg(data.join("humanevalplus/HumanEvalPlus.jsonl.gz"))
+        .arg(data.join("mbppplus/MbppPlus.jsonl.gz"))
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lists = |j: &serde_json::Value| -> Vec<Vec<Value>> {
+        j.as_array()
+            .expect("an array of inputs")
+            .iter()
+            .map(
+                |args| match Value::from_json(args).expect("wire encoding") {
+                    Value::List(a) => a,
+                    other => panic!("an argument list, got {other}"),
+                },
+            )
+            .collect()
+    };
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    text.lines()
+        .map(|line| {
+            let j: serde_json::Value = serde_json::from_str(line).expect("json line");
+            // Pool ids: `HumanEval/155` → humaneval/155, `Mbpp/2` → mbpp/2.
+            let upstream = j["id"].as_str().expect("task id");
+            let (set, n) = upstream.split_once('/').expect("set/number");
+            let id = format!("{}/{n}", set.to_ascii_lowercase());
+            (
+                id,
+                SourceInputs {
+                    base: lists(&j["base"]),
+                    extra: lists(&j["extra"]),
+                },
+            )
+        })
+        .collect()
+}
+
+/// The same input once written as JSON: tuples and sets are arrays; numbers compare exactly
+/// (ints as integers of any size, floats bit for bit, NaN equal to NaN).
+fn same_input(pool: &Value, source: &Value) -> bool {
+    match (pool, source) {
+        (Value::List(a) | Value::Tuple(a) | Value::Set(a), Value::List(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same_input(x, y))
+        }
+        (Value::Float(a), Value::Float(b)) => {
+            (a.is_nan() && b.is_nan()) || a.to_bits() == b.to_bits()
+        }
+        (Value::Map(a), Value::Map(b)) => {
+            a.len() == b.len()
+                && a.iter()
+                    .zip(b)
+                    .all(|((k1, v1), (k2, v2))| same_input(k1, k2) && same_input(v1, v2))
+        }
+        _ => pool == source,
+    }
+}
+
+fn args_of(test: &TestCase) -> &[Value] {
+    match &test.form {
+        TestForm::Call { args, .. } => args,
+        TestForm::Sequence { .. } => panic!("HumanEval+/MBPP+ tasks have call tests"),
+    }
+}
+
+#[test]
+fn every_evalplus_input_in_the_pool_is_its_source_value() {
+    let Some(data) = shared_data::data_dir(&[
+        "humanevalplus/HumanEvalPlus.jsonl.gz",
+        "mbppplus/MbppPlus.jsonl.gz",
+    ]) else {
+        return;
+    };
+    let sources = read_sources(&data);
+    let pool = Pool::bundled().expect("the bundled pool loads");
+    let (mut checked, mut source_extra, mut kept_extra, mut digests) = (0, 0, 0, 0);
+    let mut tasks = 0;
+    for (id, source) in &sources {
+        let Some(task) = pool.get(id) else {
+            continue; // rejected at intake (pool/REJECTIONS.md)
+        };
+        tasks += 1;
+        let extra = pool.extra_tests(id).expect("extra tests read");
+        let hidden: Vec<&TestCase> = task
+            .tests
+            .iter()
+            .filter(|t| t.visibility == Visibility::Hidden)
+            .chain(&extra)
+            .collect();
+        for test in &hidden {
+            let args = args_of(test);
+            let found = source
+                .base
+                .iter()
+                .chain(&source.extra)
+                .any(|s| same_input(&Value::List(args.to_vec()), &Value::List(s.clone())));
+            assert!(
+                found,
+                "{id}: hidden input {} is not an input of the dataset",
+                Value::List(args.to_vec())
+            );
+            if let TestForm::Call {
+                expected: Expected::ReturnsDigest(_),
+                ..
+            } = &test.form
+            {
+                digests += 1;
+            }
+            checked += 1;
+        }
+        // The extra inputs the pool keeps, scored or not (distinct ones; those equal to a
+        // public input are public tests).
+        let mut distinct: Vec<&Vec<Value>> = Vec::new();
+        for s in &source.extra {
+            if !distinct.contains(&s) && !source.base.contains(s) {
+                distinct.push(s);
+            }
+        }
+        source_extra += distinct.len();
+        kept_extra += distinct
+            .iter()
+            .filter(|s| {
+                hidden.iter().any(|t| {
+                    same_input(
+                        &Value::List(args_of(t).to_vec()),
+                        &Value::List((**s).clone()),
+                    )
+                })
+            })
+            .count();
+    }
+    eprintln!(
+        "{tasks} tasks: {checked} hidden inputs checked ({digests} expected by digest); {kept_extra} of {source_extra} distinct extra inputs kept"
+    );
+    assert!(tasks > 500, "{tasks} HumanEval+/MBPP+ tasks in the pool");
+    // Left out only where the reference raises, returns an unencodable value or cannot
+    // complete the input alone within an evaluation's limits.
+    assert!(
+        kept_extra * 100 >= source_extra * 97,
+        "only {kept_extra} of {source_extra} extra inputs kept"
+    );
+    for id in ["humaneval/15", "humaneval/83", "humaneval/139"] {
+        let scored = pool
+            .get(id)
+            .map(|t| {
+                t.tests
+                    .iter()
+                    .filter(|t| t.visibility == Visibility::Hidden)
+                    .count()
+            })
+            .unwrap_or(0);
+        assert!(scored > 0, "{id} scores no hidden test");
+    }
+}
