@@ -15,10 +15,16 @@ pub struct TaskProblem {
 pub enum PoolError {
     #[error("failed to read pool file")]
     Io(#[from] std::io::Error),
-    #[error("failed to parse {file}:{line} at `{path}`: {message}")]
+    /// A task line that is not a task: bad JSON, a wrong type or value, a missing or an
+    /// unknown key (task files reject keys they do not know, so a misspelt one cannot
+    /// silently leave a field at its default).
+    #[error("failed to parse {file}:{line}:{column} at `{path}`: {message}")]
     Parse {
         file: PathBuf,
         line: usize,
+        /// 1-based column in the line where the parser stopped (just past the bad key or
+        /// value).
+        column: usize,
         /// JSON field path inside the line, e.g. `tests[3].expected`.
         path: String,
         message: String,

@@ -49,8 +49,10 @@ pub const DEFAULT_SERIES: u32 = 1;
 
 const INDEX_FILE: &str = "pool.json";
 
-/// `pool.json`.
+/// `pool.json`. Unknown keys are rejected, as in task files: the index is written by
+/// `pool import` and a key this build does not know means a pool it cannot read faithfully.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct PoolIndex {
     pub format_version: u32,
     /// The pool's major version (see [`Pool::series`]); absent in pools written before it
@@ -457,15 +459,30 @@ pub fn read_task_file(path: &Path) -> Result<Vec<(usize, Task)>, PoolError> {
             continue;
         }
         let de = &mut serde_json::Deserializer::from_str(&line);
-        let task: Task = serde_path_to_error::deserialize(de).map_err(|e| PoolError::Parse {
-            file: path.to_path_buf(),
-            line: i + 1,
-            path: e.path().to_string(),
-            message: e.inner().to_string(),
+        let task: Task = serde_path_to_error::deserialize(de).map_err(|e| {
+            let inner = e.inner();
+            PoolError::Parse {
+                file: path.to_path_buf(),
+                line: i + 1,
+                column: inner.column(),
+                path: e.path().to_string(),
+                message: without_position(inner),
+            }
         })?;
         tasks.push((i + 1, task));
     }
     Ok(tasks)
+}
+
+/// serde_json's message without its trailing " at line 1 column N" (the line of a JSON
+/// Lines file is always 1 to the parser; the error carries the file's own line and column).
+fn without_position(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    let suffix = format!(" at line {} column {}", e.line(), e.column());
+    match text.strip_suffix(&suffix) {
+        Some(message) => message.to_owned(),
+        None => text,
+    }
 }
 
 /// Reads an extra-tests file (see [`ExtraTests`]).
@@ -542,4 +559,112 @@ fn replace_dir(staging: &Path, dir: &Path) -> Result<(), PoolError> {
         fs_err::rename(staging, dir)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A real task line from the bundled pool, as a JSON object to edit.
+    fn bundled_task() -> serde_json::Value {
+        let dir = bundled_dir().expect("the repository's pool");
+        let file = dir.join("tasks/quixbugs.jsonl.gz");
+        let (_, task) = read_task_file(&file)
+            .expect("the bundled pool loads")
+            .remove(0);
+        serde_json::to_value(&task).expect("tasks serialise")
+    }
+
+    /// Writes `lines` as a plain JSON Lines task file and reads it back.
+    fn read_lines(lines: &[serde_json::Value]) -> Result<Vec<(usize, Task)>, PoolError> {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let path = dir.path().join("tasks.jsonl");
+        let text: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+        fs_err::write(&path, text.join("\n")).expect("writable");
+        read_task_file(&path)
+    }
+
+    fn parse_error(err: PoolError) -> (usize, usize, String, String) {
+        match err {
+            PoolError::Parse {
+                line,
+                column,
+                path,
+                message,
+                ..
+            } => (line, column, path, message),
+            other => panic!("expected a parse error, got {other}"),
+        }
+    }
+
+    #[test]
+    fn an_unknown_top_level_key_in_a_task_file_is_rejected_with_line_and_column() {
+        let good = bundled_task();
+        let mut bad = good.clone();
+        bad["comparater"] = serde_json::json!({"abs_tol": 0.001});
+        let err = read_lines(&[good.clone(), good, bad.clone()]).unwrap_err();
+        let text = err.to_string();
+        let (line, column, _, message) = parse_error(err);
+        assert_eq!(line, 3);
+        assert!(
+            message.starts_with("unknown field `comparater`"),
+            "{message}"
+        );
+        // The parser stops just past the key: the column points into this line at it.
+        let key_at = bad.to_string().find("\"comparater\"").unwrap() + 1;
+        assert!(
+            (key_at..=key_at + "\"comparater\"".len()).contains(&column),
+            "column {column}, key at {key_at}"
+        );
+        assert!(text.contains(&format!("tasks.jsonl:3:{column}")), "{text}");
+        assert!(!text.contains("at line 1 column"), "{text}");
+    }
+
+    #[test]
+    fn an_unknown_nested_key_in_a_task_file_is_rejected_with_its_path() {
+        let good = bundled_task();
+        let cases: [(&str, fn(&mut serde_json::Value)); 5] = [
+            ("source", |t| t["source"]["licence"] = "MIT".into()),
+            ("factors", |t| t["factors"]["edge"] = 1.into()),
+            // serde_path_to_error cannot name a map key that is an enum (`Language`).
+            ("variants.?.entrypoint", |t| {
+                t["variants"]["python"]["entrypoint"] = "f".into()
+            }),
+            ("limits", |t| t["limits"] = serde_json::json!({"cpu": 5})),
+            // A test is flattened into its form: the unknown key is caught by the form.
+            ("tests[0]", |t| t["tests"][0]["visiblity"] = "public".into()),
+        ];
+        for (at, edit) in cases {
+            let mut bad = good.clone();
+            edit(&mut bad);
+            let (line, _, path, message) = parse_error(read_lines(&[bad]).unwrap_err());
+            assert_eq!(line, 1, "{at}");
+            assert!(message.starts_with("unknown field"), "{at}: {message}");
+            assert!(path.starts_with(at), "{at}: path `{path}`");
+        }
+    }
+
+    #[test]
+    fn known_keys_with_default_values_written_out_are_accepted() {
+        let mut task = bundled_task();
+        task["comparator"] = serde_json::json!({"unordered": false, "numeric": false});
+        task["limits"] = serde_json::json!({});
+        task["category_data"] = serde_json::json!({"symptom": null});
+        task["tests"][0]["languages"] = serde_json::json!([]);
+        assert_eq!(read_lines(&[task]).unwrap().len(), 1);
+    }
+
+    #[test]
+    fn an_unknown_key_in_pool_json_is_rejected() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let index = dir.path().join(INDEX_FILE);
+        fs_err::write(
+            &index,
+            r#"{"format_version": 1, "series": 1, "task_files": [], "seires": 2}"#,
+        )
+        .expect("writable");
+        let err = Pool::load(dir.path()).unwrap_err().to_string();
+        assert!(err.contains("pool.json"), "{err}");
+        assert!(err.contains("unknown field `seires`"), "{err}");
+    }
 }

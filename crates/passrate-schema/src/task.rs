@@ -146,6 +146,7 @@ impl fmt::Display for Tier {
 /// The three difficulty factors recorded at intake. The tier is a function of these alone
 /// (the rule lives in `passrate-pool`), never of any model's results.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct IntakeFactors {
     /// Independent logical conditions the solution must get right (branches, loop exits,
     /// boolean sub-conditions), counted on the reference solution.
@@ -159,6 +160,7 @@ pub struct IntakeFactors {
 
 /// Where a task came from.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct Source {
     /// Dataset name, e.g. `humaneval`, `mbpp`, `humanevalpack`.
     pub dataset: String,
@@ -194,6 +196,7 @@ impl Source {
 
 /// One parameter of an entry point.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct Param {
     pub name: String,
     /// The declared type, as written in the language (always present for Java).
@@ -203,6 +206,7 @@ pub struct Param {
 
 /// The signature a compliant answer must define.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct Signature {
     pub params: Vec<Param>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -211,6 +215,7 @@ pub struct Signature {
 
 /// A task in one language.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct Variant {
     /// What the model is shown (before the category's prompt template is applied).
     pub prompt: String,
@@ -236,6 +241,7 @@ pub struct Variant {
 
 /// How a returned value is compared with the expected one. Strict by default.
 #[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct Comparator {
     /// Absolute tolerance for floats (and, with `numeric`, ints against floats).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -286,6 +292,7 @@ pub enum Expected {
 /// The digest of a value: blake3 of its canonical encoding
 /// ([`Value::canonical_bytes`](crate::Value::canonical_bytes)), computed on the host.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct ValueDigest {
     /// blake3 of the canonical encoding, 64 lowercase hex digits.
     pub blake3: String,
@@ -298,6 +305,7 @@ pub struct ValueDigest {
 
 /// One method call of a `sequence` test.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct Step {
     pub method: String,
     pub args: Vec<Value>,
@@ -306,7 +314,7 @@ pub struct Step {
 
 /// The shape of a test.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(tag = "form", rename_all = "snake_case")]
+#[serde(tag = "form", rename_all = "snake_case", deny_unknown_fields)]
 pub enum TestForm {
     /// Call the entry point with `args`; compare the result.
     Call {
@@ -321,6 +329,8 @@ pub enum TestForm {
 }
 
 /// One test of a task.
+// No `deny_unknown_fields` here (serde cannot combine it with `flatten`): keys it does not
+// know reach `TestForm`, which rejects them.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct TestCase {
     pub visibility: Visibility,
@@ -336,6 +346,7 @@ pub struct TestCase {
 
 /// Structural targets a refactoring must meet, measured on the syntax tree.
 #[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct StructuralTargets {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_nesting_depth: Option<u32>,
@@ -352,6 +363,7 @@ pub struct StructuralTargets {
 
 /// Category-specific data beyond what [`Variant`] holds.
 #[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct CategoryData {
     /// Code translation: the language the model is shown the solution in. The model answers
     /// in the task's other language(s); the source text is that variant's `given_code`.
@@ -367,6 +379,7 @@ pub struct CategoryData {
 
 /// Per-task overrides of the default execution limits.
 #[derive(Clone, Debug, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct LimitOverrides {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu_ms: Option<u64>,
@@ -378,6 +391,7 @@ pub struct LimitOverrides {
 
 /// Intake measurements, filled in by `passrate pool validate`.
 #[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct Calibration {
     /// CPU time of the reference solution per test, in microseconds, per language. The base
     /// of per-test CPU budgets.
@@ -385,8 +399,11 @@ pub struct Calibration {
     pub reference_test_cpu_us: BTreeMap<Language, Vec<u64>>,
 }
 
-/// A task of the pool.
+/// A task of the pool. Unknown keys are rejected, here and in every nested object.
+// Task files are written by hand as well as by `pool import`: a misspelt optional key would
+// otherwise leave its field at the default without a word.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct Task {
     pub format_version: u32,
     /// Stable, readable id, e.g. `humaneval/12` or `translate/humaneval/12/python-java`.
