@@ -423,3 +423,181 @@ fn java_integrity_corpus() {
         .collect();
     check_corpus(Language::Java, JAVA_REF, &cases);
 }
+
+/// A correct `sortCopy` with `extra` members beside it.
+fn java_with(extra: &str) -> String {
+    format!(
+        "import java.util.*;\n\nclass Solution {{\n    public List<Integer> sortCopy(List<Integer> xs) {{ List<Integer> r = new ArrayList<>(xs); Collections.sort(r); return r; }}\n{extra}}}\n"
+    )
+}
+
+/// Judges every case in parallel and reports all mismatches at once: each case's reason,
+/// and a fragment its detail must contain (empty: anything).
+fn check_verdicts(language: Language, cases: &[(&str, String, Reason, &str)]) {
+    let task = sort_task();
+    let r = runner();
+    let results: Vec<_> = std::thread::scope(|s| {
+        let handles: Vec<_> = cases
+            .iter()
+            .map(|(_, code, _, _)| {
+                let task = &task;
+                s.spawn(move || r.evaluate(task, language, code))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("no panic"))
+            .collect()
+    });
+    let mut failures = Vec::new();
+    for (result, (name, _, want, fragment)) in results.into_iter().zip(cases) {
+        match result {
+            Ok(v) if v.reason == *want && v.detail.as_deref().unwrap_or("").contains(fragment) => {}
+            Ok(v) => failures.push(format!(
+                "{language} {name}: expected {want} mentioning {fragment:?}, got {} ({:?})",
+                v.reason, v.detail
+            )),
+            Err(e) => failures.push(format!("{language} {name}: runner error {e}")),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn java_class_files_the_work_dir_cannot_hold_are_compile_errors() {
+    // Each once failed to be written into the run's work dir (a 16 MiB, 4,096-inode tmpfs)
+    // after compiling: a sandbox failure, retried and then left out of the score.
+    let long_name = java_with(&format!("    static class {} {{}}\n", "N".repeat(261)));
+    let many: String = (0..5_000)
+        .map(|i| format!("    static class C{i} {{}}\n"))
+        .collect();
+    // 400 distinct compile-time constants of ~60 KB each: a ~24 MB class file from a 77 KB
+    // source.
+    let mut huge = format!("    static final String S0 = \"{}\";\n", "x".repeat(60_000));
+    for i in 0..400 {
+        huge.push_str(&format!("    static final String T{i} = S0 + \"{i}\";\n"));
+    }
+    check_verdicts(
+        Language::Java,
+        &[
+            (
+                "a nested class with a 261-character name",
+                long_name,
+                Reason::CompileError,
+                "class file name of 276 bytes, over the limit of 255",
+            ),
+            (
+                "5,000 nested classes",
+                java_with(&many),
+                Reason::CompileError,
+                "more than 1000 class files",
+            ),
+            (
+                "one huge class file",
+                java_with(&huge),
+                Reason::CompileError,
+                "over the limit of 8388608 bytes in all",
+            ),
+        ],
+    );
+}
+
+#[test]
+fn filling_the_work_dir_at_run_time_is_the_candidates_own_verdict() {
+    // Bytes, a too-long name and every inode of /tmp: the candidate's own error (uncaught:
+    // `runtime_error`), and a candidate that catches it and answers still passes.
+    let py = |body: &str| format!("import os\n\ndef sort_copy(xs):\n{body}");
+    check_verdicts(
+        Language::Python,
+        &[
+            (
+                "filling /tmp",
+                py(
+                    "    with open('/tmp/fill', 'wb') as f:\n        while True:\n            f.write(b'x' * (1 << 20))\n",
+                ),
+                Reason::RuntimeError,
+                "",
+            ),
+            (
+                "a 261-character file name",
+                py("    open('/tmp/' + 'n' * 261, 'w').close()\n    return sorted(xs)\n"),
+                Reason::RuntimeError,
+                "",
+            ),
+            (
+                "every inode of /tmp, then the answer",
+                py(
+                    "    try:\n        for i in range(100_000):\n            open('/tmp/f%d' % i, 'w').close()\n    except OSError:\n        pass\n    return sorted(xs)\n",
+                ),
+                Reason::Pass,
+                "",
+            ),
+        ],
+    );
+    let js =
+        |body: &str| format!("const fs = require('fs');\n\nfunction sortCopy(xs) {{\n{body}}}\n");
+    check_verdicts(
+        Language::Javascript,
+        &[
+            (
+                "filling /tmp",
+                js(
+                    "  const b = Buffer.alloc(1 << 20, 120);\n  const fd = fs.openSync('/tmp/fill', 'w');\n  for (;;) fs.writeSync(fd, b);\n",
+                ),
+                Reason::RuntimeError,
+                "",
+            ),
+            (
+                "a 261-character file name",
+                js(
+                    "  fs.writeFileSync('/tmp/' + 'n'.repeat(261), 'x');\n  return [...xs].sort((a, b) => a - b);\n",
+                ),
+                Reason::RuntimeError,
+                "",
+            ),
+            (
+                "every inode of /tmp, then the answer",
+                js(
+                    "  try {\n    for (let i = 0; i < 100000; i++) fs.writeFileSync('/tmp/f' + i, '');\n  } catch (e) {}\n  return [...xs].sort((a, b) => a - b);\n",
+                ),
+                Reason::Pass,
+                "",
+            ),
+        ],
+    );
+    let java = |body: &str| {
+        format!(
+            "import java.util.*;\n\nclass Solution {{\n    public List<Integer> sortCopy(List<Integer> xs) throws Exception {{\n{body}    }}\n}}\n"
+        )
+    };
+    let sorted = "        List<Integer> r = new ArrayList<>(xs); Collections.sort(r); return r;\n";
+    check_verdicts(
+        Language::Java,
+        &[
+            (
+                "filling /tmp",
+                java(
+                    "        try (var o = new java.io.FileOutputStream(\"/tmp/fill\")) { byte[] b = new byte[1 << 20]; while (true) o.write(b); }\n",
+                ),
+                Reason::RuntimeError,
+                "",
+            ),
+            (
+                "a 261-character file name",
+                java(&format!(
+                    "        new java.io.FileOutputStream(\"/tmp/\" + \"n\".repeat(261)).close();\n{sorted}"
+                )),
+                Reason::RuntimeError,
+                "",
+            ),
+            (
+                "every inode of /tmp, then the answer",
+                java(&format!(
+                    "        try {{ for (int i = 0; i < 100000; i++) new java.io.FileOutputStream(\"/tmp/f\" + i).close(); }} catch (Exception e) {{}}\n{sorted}"
+                )),
+                Reason::Pass,
+                "",
+            ),
+        ],
+    );
+}

@@ -3,11 +3,18 @@
 // after another with annotation processing off (-proc:none),
 // so no code from a source ever runs here. Sources arrive and classes leave in memory.
 // Protocol on stdin/stdout, big-endian (DataInput/DataOutput):
-//   request:  u32 count, UTF class path ("": the default), then per source: UTF name,
+//   request:  u32 count, UTF class path ("": the default), u32 most class files, u32 longest
+//             file name (bytes), u32 most class bytes in all, then per source: UTF name,
 //             u32 length, bytes
-//   response: u8 ok (1/0), u8 reused (1: compiled in a reused context), u32 length +
-//             diagnostics bytes, u32 count, then per class:
-//             UTF relative path ("pkg/Name.class"), u32 length, bytes
+//   response: u8 ok (1/0), u8 reused (1: compiled in a reused context), u8 spent (1: javac
+//             crashed or ran out of memory; replace the JVM), u32 length + diagnostics bytes, u32 count,
+//             then per class: UTF relative path ("pkg/Name.class"), u32 length, bytes
+//
+// The class files go into the run's size- and inode-capped work dir: the bounds make a
+// compilation that would not fit there a compile error (javac reports the IOException the
+// output manager throws as "error while writing"), never a failure to write them later.
+// Running out of heap (or any javac crash) is the candidate's compile error too; the JVM is
+// then replaced.
 //
 // Compiler state is reused (JDK-internal JavacTaskPool, as JShell does) only under checks;
 // the argument is in passrate-sandbox/AGENTS.md ("Warm javac reuse"). In short: a request
@@ -46,14 +53,55 @@ public final class JavacServer {
         @Override public String getName() { return uri.getPath().substring(1); }
     }
 
+    /** The bounds of one request's output, and what it has produced so far. */
+    static final class Bounds {
+        final int files, nameBytes;
+        final long bytes;
+        int filesSoFar;
+        long bytesSoFar;
+        Bounds(int files, int nameBytes, long bytes) {
+            this.files = files;
+            this.nameBytes = nameBytes;
+            this.bytes = bytes;
+        }
+        /** A new class file, or an IOException naming the bound it breaks. */
+        ClassOut open(String binaryName) throws IOException {
+            ClassOut c = new ClassOut(binaryName, this);
+            String file = c.path.substring(c.path.lastIndexOf('/') + 1);
+            int length = file.getBytes(StandardCharsets.UTF_8).length;
+            if (length > nameBytes) {
+                throw new IOException("class file name of " + length + " bytes, over the limit of " + nameBytes);
+            }
+            if (++filesSoFar > files) {
+                throw new IOException("more than " + files + " class files");
+            }
+            return c;
+        }
+    }
+
     static final class ClassOut extends SimpleJavaFileObject {
         final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         final String path;
-        ClassOut(String binaryName) {
+        final Bounds bounds;
+        ClassOut(String binaryName, Bounds bounds) {
             super(URI.create("mem:///" + binaryName.replace('.', '/') + ".class"), Kind.CLASS);
             this.path = binaryName.replace('.', '/') + ".class";
+            this.bounds = bounds;
         }
-        @Override public OutputStream openOutputStream() { return bytes; }
+        @Override public OutputStream openOutputStream() {
+            return new OutputStream() {
+                @Override public void write(int b) throws IOException {
+                    write(new byte[] {(byte) b}, 0, 1);
+                }
+                @Override public void write(byte[] b, int off, int len) throws IOException {
+                    if (bounds.bytesSoFar + len > bounds.bytes) {
+                        throw new IOException("class files over the limit of " + bounds.bytes + " bytes in all");
+                    }
+                    bounds.bytesSoFar += len;
+                    bytes.write(b, off, len);
+                }
+            };
+        }
     }
 
     // -XDstringConcat=inline: `a + b` as StringBuilder calls, not invokedynamic, whose
@@ -61,7 +109,15 @@ public final class JavacServer {
     static final List<String> OPTIONS = List.of("-proc:none", "-nowarn", "-encoding", "UTF-8", "-Xlint:none",
             "-XDstringConcat=inline");
 
-    record Outcome(boolean ok, String diagnostics, List<ClassOut> classes, boolean reused) {}
+    record Outcome(boolean ok, String diagnostics, List<ClassOut> classes, boolean reused, boolean spent) {
+        Outcome(boolean ok, String diagnostics, List<ClassOut> classes, boolean reused) {
+            this(ok, diagnostics, classes, reused, false);
+        }
+    }
+
+    static Outcome outOfMemory() {
+        return new Outcome(false, "javac ran out of memory", List.of(), false, true);
+    }
 
     /** Thrown by a pooled task's worker: the pool then drops the context. */
     static final class Drop extends RuntimeException {
@@ -78,6 +134,7 @@ public final class JavacServer {
         final StandardJavaFileManager standard;
         final JavacTaskPool pool = new JavacTaskPool(1);
         List<ClassOut> sink = new ArrayList<>();
+        Bounds bounds;
         /** The pool holds a context that served an earlier request. */
         boolean used;
         final JavaFileManager manager;
@@ -86,8 +143,8 @@ public final class JavacServer {
             standard.setLocation(StandardLocation.CLASS_PATH, classPath);
             manager = new ForwardingJavaFileManager<JavaFileManager>(standard) {
                 @Override
-                public JavaFileObject getJavaFileForOutput(Location location, String className, JavaFileObject.Kind kind, FileObject sibling) {
-                    ClassOut c = new ClassOut(className);
+                public JavaFileObject getJavaFileForOutput(Location location, String className, JavaFileObject.Kind kind, FileObject sibling) throws IOException {
+                    ClassOut c = bounds.open(className);
                     sink.add(c);
                     return c;
                 }
@@ -136,8 +193,9 @@ public final class JavacServer {
     }
 
     /** A pooled compilation, or null: the request must be compiled by a fresh task. */
-    static Outcome pooled(Lane lane, List<Source> sources) {
+    static Outcome pooled(Lane lane, List<Source> sources, Bounds bounds) {
         lane.sink = new ArrayList<>();
+        lane.bounds = bounds;
         StringWriter diagnostics = new StringWriter();
         boolean reused = lane.used;
         lane.used = true;
@@ -180,31 +238,41 @@ public final class JavacServer {
         } catch (Drop d) {
             lane.used = false;
             return d.kept;
+        } catch (OutOfMemoryError e) {
+            lane.used = false;
+            lane.sink = new ArrayList<>();
+            return outOfMemory();
         } catch (RuntimeException | LinkageError e) {
             lane.used = false;
             return null;
         }
     }
 
-    static Outcome fresh(JavaCompiler compiler, StandardJavaFileManager standard, List<Source> sources) {
+    static Outcome fresh(JavaCompiler compiler, StandardJavaFileManager standard, List<Source> sources, Bounds bounds) {
         List<ClassOut> classes = new ArrayList<>();
         JavaFileManager manager = new ForwardingJavaFileManager<JavaFileManager>(standard) {
             @Override
-            public JavaFileObject getJavaFileForOutput(Location location, String className, JavaFileObject.Kind kind, FileObject sibling) {
-                ClassOut c = new ClassOut(className);
+            public JavaFileObject getJavaFileForOutput(Location location, String className, JavaFileObject.Kind kind, FileObject sibling) throws IOException {
+                ClassOut c = bounds.open(className);
                 classes.add(c);
                 return c;
             }
         };
         StringWriter diagnostics = new StringWriter();
-        boolean ok;
+        Main.Result result;
         try {
-            ok = compiler.getTask(diagnostics, manager, null, OPTIONS, null, sources).call();
+            result = ((JavacTaskImpl) compiler.getTask(diagnostics, manager, null, OPTIONS, null, sources)).doCall();
+        } catch (OutOfMemoryError e) {
+            classes.clear();
+            return outOfMemory();
         } catch (RuntimeException e) {
-            ok = false;
-            diagnostics.write("javac crashed: " + e);
+            return new Outcome(false, e.toString(), List.of(), false, true);
         }
-        return new Outcome(ok, diagnostics.toString(), classes, false);
+        // javac reports its own crashes (an OutOfMemoryError among them) as ABNORMAL or
+        // SYSERR after catching them: the candidate's compile error, and a JVM not to trust
+        // with the next request.
+        boolean crashed = result != Main.Result.OK && result != Main.Result.ERROR;
+        return new Outcome(result == Main.Result.OK, diagnostics.toString(), classes, false, crashed);
     }
 
     public static void main(String[] args) throws Exception {
@@ -231,6 +299,9 @@ public final class JavacServer {
                 return;
             }
             String classPath = in.readUTF();
+            int maxFiles = in.readInt();
+            int maxName = in.readInt();
+            long maxBytes = in.readInt() & 0xffffffffL;
             Iterable<? extends File> path = classPath.isEmpty() ? defaultClassPath : List.of(new File(classPath));
             standard.setLocation(StandardLocation.CLASS_PATH, path);
             List<Source> sources = new ArrayList<>();
@@ -249,13 +320,14 @@ public final class JavacServer {
                         lane = null;
                     }
                 }
-                if (lane != null) outcome = pooled(lane, sources);
+                if (lane != null) outcome = pooled(lane, sources, new Bounds(maxFiles, maxName, maxBytes));
             }
-            if (outcome == null) outcome = fresh(compiler, standard, sources);
+            if (outcome == null) outcome = fresh(compiler, standard, sources, new Bounds(maxFiles, maxName, maxBytes));
             boolean ok = outcome.ok();
             byte[] diag = outcome.diagnostics().getBytes(StandardCharsets.UTF_8);
             out.writeByte(ok ? 1 : 0);
             out.writeByte(outcome.reused() ? 1 : 0);
+            out.writeByte(outcome.spent() ? 1 : 0);
             out.writeInt(diag.length);
             out.write(diag);
             out.writeInt(ok ? outcome.classes().size() : 0);

@@ -32,6 +32,17 @@ const SERVER_PATH: &str = "run/passrate/JavacServer.java";
 const SERVER_MEMORY: u64 = 768 << 20;
 const SERVER_PIDS: u32 = 128;
 
+/// Bounds of one compilation's output. The class files are written into the run's work dir
+/// (a tmpfs of `Limits::workdir_bytes`, 16 MiB by default, and 4,096 inodes, beside the
+/// sources and the harness): a compilation past these is the candidate's compile error, so
+/// that writing its classes can never fail the execution as a sandbox fault. The server
+/// enforces them as javac writes (`JavacServer.java`), and `within_bounds` checks again here.
+pub const MAX_CLASS_FILES: usize = 1_000;
+/// Longest class file name (the last path component), in bytes: the kernel's `NAME_MAX`.
+pub const MAX_CLASS_NAME_BYTES: usize = 255;
+/// All the class files together, in bytes: half the default work dir.
+pub const MAX_CLASS_BYTES: u64 = 8 << 20;
+
 #[derive(Debug, Serialize, Deserialize)]
 pub struct JavacSlotRequest {
     pub runtimes: Runtimes,
@@ -108,6 +119,16 @@ pub fn serve(req: JavacSlotRequest) -> ! {
         if wire::write_frame(io::stdout().lock(), &response).is_err() || retire {
             break;
         }
+        // The host keeps this slot: a JVM javac crashed in is replaced here, before the
+        // next request, so that request never meets its state. A replacement that fails to
+        // start ends the slot: the next request sent to it fails as an infrastructure error.
+        if server.spent {
+            server.stop_for_replacement();
+            server = match Server::start(&req) {
+                Ok(s) => s,
+                Err(_) => std::process::exit(1),
+            };
+        }
     }
     server.shutdown();
     std::process::exit(0)
@@ -117,6 +138,11 @@ struct Server {
     cg: ExecCgroup,
     to_server: std::fs::File,
     from_server: RawFd,
+    /// The jail's namespace holder (reaped when the server is replaced) and its status pipe.
+    holder: libc::pid_t,
+    status: RawFd,
+    /// The last compilation crashed javac (or exhausted its heap): replace the JVM.
+    spent: bool,
 }
 
 impl Server {
@@ -215,6 +241,9 @@ impl Server {
             cg,
             to_server: unsafe { std::fs::File::from_raw_fd(requests.1) },
             from_server: responses.0,
+            holder,
+            status: status.0,
+            spent: false,
         };
         // Start-up compiles this server from source: a generous, one-time budget.
         let mut reader = DeadlineReader {
@@ -244,6 +273,13 @@ impl Server {
         }
         msg.extend_from_slice(&(class_path.len() as u16).to_be_bytes());
         msg.extend_from_slice(class_path.as_bytes());
+        for bound in [
+            MAX_CLASS_FILES as u32,
+            MAX_CLASS_NAME_BYTES as u32,
+            MAX_CLASS_BYTES as u32,
+        ] {
+            msg.extend_from_slice(&bound.to_be_bytes());
+        }
         for s in &req.sources {
             let name = s.path.as_bytes();
             if name.len() > u16::MAX as usize {
@@ -276,16 +312,30 @@ impl Server {
         let wall_us = start.elapsed().as_micros() as u64;
         let server_memory_bytes = self.cg.current_memory();
         match parsed {
-            Ok((ok, reused_context, diagnostics, classes)) => Ok(CompileOutcome {
-                ok,
-                timed_out: false,
-                diagnostics,
-                classes,
-                cpu_us,
-                wall_us,
-                server_memory_bytes,
-                reused_context,
-            }),
+            Ok(response) => {
+                self.spent = response.spent;
+                let (ok, diagnostics, classes) = match within_bounds(&response.classes) {
+                    Err(why) if response.ok => (false, why, Vec::new()),
+                    // The prefix keeps it out of the outcome cache (`javac_cache::storable`):
+                    // a crash may depend on the JVM's state, not only on the sources.
+                    _ if response.spent => (
+                        false,
+                        format!("javac crashed: {}", response.diagnostics),
+                        Vec::new(),
+                    ),
+                    _ => (response.ok, response.diagnostics, response.classes),
+                };
+                Ok(CompileOutcome {
+                    ok,
+                    timed_out: false,
+                    diagnostics,
+                    classes,
+                    cpu_us,
+                    wall_us,
+                    server_memory_bytes,
+                    reused_context: response.reused,
+                })
+            }
             Err(_) if timed_out => Ok(CompileOutcome {
                 ok: false,
                 timed_out: true,
@@ -303,6 +353,18 @@ impl Server {
     fn shutdown(&mut self) {
         self.cg.kill_all();
         let _ = self.cg.remove();
+    }
+
+    /// Shuts the server down for good within a jail process that goes on: its jail's
+    /// descriptors are closed and its namespace holder (which ends with the jail's init) reaped.
+    fn stop_for_replacement(&mut self) {
+        self.shutdown();
+        close(self.from_server);
+        close(self.status);
+        let mut st = 0;
+        while unsafe { libc::waitpid(self.holder, &mut st, 0) } < 0
+            && io::Error::last_os_error().raw_os_error() == Some(libc::EINTR)
+        {}
     }
 }
 
@@ -368,8 +430,46 @@ fn read_blob(r: &mut impl Read, len: u32) -> io::Result<Vec<u8>> {
     Ok(v)
 }
 
-fn read_response(r: &mut impl Read) -> io::Result<(bool, bool, String, Vec<InputFile>)> {
-    let mut ok = [0u8; 2];
+/// Whether a compilation's class files fit the bounds its run's work dir can hold; the
+/// reason, as the candidate's compile error, if not.
+pub fn within_bounds(classes: &[InputFile]) -> Result<(), String> {
+    if classes.len() > MAX_CLASS_FILES {
+        return Err(format!(
+            "error: the compilation produced {} class files, more than the limit of {MAX_CLASS_FILES}",
+            classes.len()
+        ));
+    }
+    for c in classes {
+        let name = c.path.rsplit('/').next().unwrap_or(&c.path);
+        if name.len() > MAX_CLASS_NAME_BYTES {
+            return Err(format!(
+                "error: class file name of {} bytes, over the limit of {MAX_CLASS_NAME_BYTES}: {}…",
+                name.len(),
+                &name[..name.floor_char_boundary(60)]
+            ));
+        }
+    }
+    let total: u64 = classes.iter().map(|c| c.contents.len() as u64).sum();
+    if total > MAX_CLASS_BYTES {
+        return Err(format!(
+            "error: the class files take {total} bytes, over the limit of {MAX_CLASS_BYTES} bytes in all"
+        ));
+    }
+    Ok(())
+}
+
+/// The server's answer to one request.
+struct Response {
+    ok: bool,
+    reused: bool,
+    /// javac crashed or ran out of memory: the JVM is replaced before the next request.
+    spent: bool,
+    diagnostics: String,
+    classes: Vec<InputFile>,
+}
+
+fn read_response(r: &mut impl Read) -> io::Result<Response> {
+    let mut ok = [0u8; 3];
     r.read_exact(&mut ok)?;
     let len = read_u32(r)?;
     let diagnostics = String::from_utf8_lossy(&read_blob(r, len)?).into_owned();
@@ -387,7 +487,13 @@ fn read_response(r: &mut impl Read) -> io::Result<(bool, bool, String, Vec<Input
             executable: false,
         });
     }
-    Ok((ok[0] == 1, ok[1] == 1, diagnostics, classes))
+    Ok(Response {
+        ok: ok[0] == 1,
+        reused: ok[1] == 1,
+        spent: ok[2] == 1,
+        diagnostics,
+        classes,
+    })
 }
 
 /// Pid 1 of the compiler's jail: builds the root (with the server's source), starts the JVM
