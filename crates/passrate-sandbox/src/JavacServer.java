@@ -115,8 +115,8 @@ public final class JavacServer {
         }
     }
 
-    static Outcome outOfMemory() {
-        return new Outcome(false, "javac ran out of memory", List.of(), false, true);
+    static Outcome outOfMemory(OutOfMemoryError e) {
+        return new Outcome(false, "javac ran out of memory: " + e, List.of(), false, true);
     }
 
     /** Thrown by a pooled task's worker: the pool then drops the context. */
@@ -241,7 +241,7 @@ public final class JavacServer {
         } catch (OutOfMemoryError e) {
             lane.used = false;
             lane.sink = new ArrayList<>();
-            return outOfMemory();
+            return outOfMemory(e);
         } catch (RuntimeException | LinkageError e) {
             lane.used = false;
             return null;
@@ -264,7 +264,7 @@ public final class JavacServer {
             result = ((JavacTaskImpl) compiler.getTask(diagnostics, manager, null, OPTIONS, null, sources)).doCall();
         } catch (OutOfMemoryError e) {
             classes.clear();
-            return outOfMemory();
+            return outOfMemory(e);
         } catch (RuntimeException e) {
             return new Outcome(false, e.toString(), List.of(), false, true);
         }

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{jail, jail_with, stdout};
+use common::{jail, jail_with, jail_with_config, stdout};
 use passrate_sandbox::{
     CgroupPreference, ExecRequest, ExecStatus, InputFile, Program, SandboxError,
 };
@@ -939,4 +939,108 @@ fn a_prepared_trusted_program_starts_each_execution_from_the_fork_servers_copy()
         );
     }
     j.assert_nothing_survives();
+}
+
+/// Sources whose class files cannot fit a run's work dir (16 MiB, 4,096 inodes): a nested
+/// class with a 261-character name, 5,000 nested classes, one ~24 MB class file.
+fn java_sources_past_the_work_dir() -> Vec<(&'static str, String)> {
+    let with = |extra: String| {
+        format!(
+            "public class Big {{ public static void main(String[] a) {{ System.out.println(\"ran\"); }}\n{extra}}}\n"
+        )
+    };
+    let many: String = (0..5_000)
+        .map(|i| format!("static class C{i} {{}}\n"))
+        .collect();
+    let mut huge = format!("static final String S0 = \"{}\";\n", "x".repeat(60_000));
+    for i in 0..400 {
+        huge.push_str(&format!("static final String T{i} = S0 + \"{i}\";\n"));
+    }
+    vec![
+        (
+            "a 261-character nested class",
+            with(format!("static class {} {{}}\n", "N".repeat(261))),
+        ),
+        ("5,000 nested classes", with(many)),
+        ("one huge class file", with(huge)),
+    ]
+}
+
+#[test]
+fn java_class_files_past_the_work_dir_fail_the_compile_step_not_the_sandbox() {
+    // The warm compiler (class files written by the jail) and javac in the run's own jail
+    // (class files written by javac): on both paths the compile step fails, with javac's
+    // message, and the execution itself succeeds.
+    for warm in [true, false] {
+        let j = jail_with_config(|c| c.java_compile_server = warm);
+        for (name, source) in java_sources_past_the_work_dir() {
+            let out = j.java("Big", &source);
+            assert_eq!(
+                (out.status, out.step),
+                (ExecStatus::RuntimeError, 0),
+                "warm {warm}, {name}: {out:?}"
+            );
+            assert!(!stdout(&out).contains("ran"), "warm {warm}, {name}");
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                stderr.contains("error"),
+                "warm {warm}, {name}: no compile error in {stderr}"
+            );
+        }
+        let ok = j.java(
+            "Ok",
+            "public class Ok { public static void main(String[] a) { System.out.println(\"ran\"); } }",
+        );
+        assert_eq!(ok.status, ExecStatus::Ok, "warm {warm}: {ok:?}");
+    }
+}
+
+#[test]
+fn javac_out_of_memory_is_a_compile_error_and_the_next_compilation_succeeds() {
+    // ~20,000 distinct 60 KB compile-time constants: over a GB for javac to hold, past the
+    // warm compiler's heap. It is the candidate's compile error (it was a dead compile
+    // server: a sandbox failure), and the slot serves the next compilations (on a JVM that
+    // replaced the one javac ran out of memory in).
+    let j = jail_with_config(|c| c.java_compile_server = true);
+    let mut source = format!(
+        "public class Oom {{ static final String S0 = \"{}\";\n",
+        "x".repeat(60_000)
+    );
+    for i in 0..20_000 {
+        source.push_str(&format!("static final String T{i} = S0 + \"{i}\";\n"));
+    }
+    source.push_str("public static void main(String[] a) {} }\n");
+    let mut req = ExecRequest::single(Program::Javac {
+        sources: vec!["Oom.java".into()],
+        archive: false,
+    });
+    req.steps.push(Program::Java {
+        main_class: "Oom".into(),
+        args: vec![],
+    });
+    req.files.push(InputFile {
+        path: "Oom.java".into(),
+        contents: source.into_bytes(),
+        executable: false,
+    });
+    req.limits.setup_cpu_ms = 60_000;
+    let out = j.run(&req);
+    assert_eq!(
+        (out.step, out.status == ExecStatus::Ok),
+        (0, false),
+        "{out:?}"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("OutOfMemoryError"), "{stderr}");
+    for _ in 0..2 {
+        let ok = j.java(
+            "Ok",
+            "public class Ok { public static void main(String[] a) { System.out.println(\"ran\"); } }",
+        );
+        assert_eq!(
+            (ok.status, stdout(&ok).trim()),
+            (ExecStatus::Ok, "ran"),
+            "{ok:?}"
+        );
+    }
 }
