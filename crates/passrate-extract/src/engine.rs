@@ -102,10 +102,15 @@ pub fn extract(req: &ExtractRequest, raw: &[u8]) -> Extraction {
         Some(done) => done,
         None => {
             let mut outcome = extract_text(req, answer);
+            // prompt + a fenced answer holds the fence lines: its syntax error says nothing
+            // about the fenced code, whose own failure (a missing or misnamed entry point)
+            // is the answer's.
+            let fenced = outcome.origin == Origin::Fenced;
             if outcome.reason.is_some()
                 && let Some(prompt) = prompt
                 && let Some(attempt) = judge_continuation(req, prompt, answer)
                 && attempt.rank() > outcome.rank()
+                && (attempt.reason.is_none() || !fenced)
             {
                 outcome = attempt;
             }
