@@ -173,6 +173,9 @@ pub struct ModelConfig {
     pub prices: Option<Prices>,
     /// Where the model is defined (for start-up errors such as a missing API key).
     pub defined_at: Location,
+    /// Where the file's value that the adapter reaches is written (a replay's `file`, a
+    /// command's `command`, an endpoint), for errors when the adapter is built.
+    pub adapter_at: Location,
 }
 
 /// A parsed `models.toml`.
@@ -636,6 +639,11 @@ fn resolve_model(
         }
     }
 
+    let adapter_key = match raw.adapter {
+        AdapterKind::Openai => "endpoint",
+        AdapterKind::Command => "command",
+        AdapterKind::Replay => "file",
+    };
     let generation = resolve_generation(ctx, index, &raw, defaults)?;
     let prompts = resolve_prompts(ctx, index, &raw, defaults)?;
 
@@ -660,6 +668,7 @@ fn resolve_model(
         limits,
         prices: raw.prices,
         defined_at: ctx.location(&[Seg::Key("model".into()), Seg::Index(index)]),
+        adapter_at: ctx.location(&at(adapter_key)),
     })
 }
 

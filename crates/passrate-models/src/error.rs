@@ -80,6 +80,20 @@ pub enum ConfigError {
     },
     #[error("{location}: invalid replay line: {message}")]
     Replay { location: Location, message: String },
+    /// A replay file whose bytes are not text: invalid UTF-8, or a `.gz` that ends early or
+    /// is corrupt. The location is the line reached.
+    #[error("{location}: failed to decode the replay file: {message}")]
+    ReplayDecode { location: Location, message: String },
+    /// A replay file that cannot be loaded, located where `models.toml` names it.
+    #[error("{location}: model `{model}`: failed to load the replay file {}", file.display())]
+    ReplayFile {
+        /// The `file = …` line of `models.toml`.
+        location: Location,
+        model: String,
+        file: PathBuf,
+        #[source]
+        source: Box<ConfigError>,
+    },
     #[error("failed to build the HTTP client for model `{model}`: {message}")]
     HttpClient { model: String, message: String },
 }

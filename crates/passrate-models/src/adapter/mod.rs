@@ -125,6 +125,15 @@ pub fn from_config(
             )?)
         }
         AdapterConfig::Command { argv } => Box::new(command::CommandAdapter::new(argv.clone())),
-        AdapterConfig::Replay { file } => Box::new(replay::ReplayAdapter::load(file)?),
+        AdapterConfig::Replay { file } => {
+            let replay =
+                replay::ReplayAdapter::load(file).map_err(|source| ConfigError::ReplayFile {
+                    location: config.adapter_at.clone(),
+                    model: config.id.clone(),
+                    file: file.clone(),
+                    source: Box::new(source),
+                })?;
+            Box::new(replay)
+        }
     })
 }

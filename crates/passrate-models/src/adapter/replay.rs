@@ -54,23 +54,54 @@ pub struct ReplayAdapter {
 }
 
 impl ReplayAdapter {
-    /// Reads the whole file; a bad or duplicate line is an error naming file and line.
+    /// Reads the whole file; a bad or duplicate line, invalid UTF-8 and a truncated or
+    /// corrupt `.gz` are errors naming the file and the line.
     pub fn load(path: &Path) -> Result<ReplayAdapter, ConfigError> {
-        let read_error = |source| ConfigError::Read {
+        let bytes = fs_err::read(path).map_err(|source| ConfigError::Read {
             path: path.to_path_buf(),
             source,
-        };
-        let bytes = fs_err::read(path).map_err(read_error)?;
-        let text = if path.extension().is_some_and(|e| e == "gz") {
-            let mut text = String::new();
-            flate2::read::GzDecoder::new(&bytes[..])
-                .read_to_string(&mut text)
-                .map_err(read_error)?;
+        })?;
+        let bytes = if path.extension().is_some_and(|e| e == "gz") {
+            let mut text = Vec::new();
+            if let Err(e) = flate2::read::GzDecoder::new(&bytes[..]).read_to_end(&mut text) {
+                // What was decompressed before the error is in `text`: its lines are whole.
+                let line = text.iter().filter(|&&b| b == b'\n').count() + 1;
+                return Err(ConfigError::ReplayDecode {
+                    location: Location {
+                        file: path.display().to_string(),
+                        line: Some(line),
+                        column: None,
+                    },
+                    message: format!(
+                        "{e} after {} decompressed bytes (the data stops in line {line}: the file is truncated or corrupt)",
+                        text.len()
+                    ),
+                });
+            }
             text
         } else {
-            String::from_utf8(bytes)
-                .map_err(|e| read_error(std::io::Error::new(std::io::ErrorKind::InvalidData, e)))?
+            bytes
         };
+        let text = String::from_utf8(bytes).map_err(|e| {
+            let valid = e.utf8_error().valid_up_to();
+            let before = &e.as_bytes()[..valid];
+            let line_start = before
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |i| i + 1);
+            // `before` is valid UTF-8 up to `valid`, so this never falls back.
+            let column = std::str::from_utf8(&before[line_start..])
+                .map_or(valid - line_start, |s| s.chars().count())
+                + 1;
+            ConfigError::ReplayDecode {
+                location: Location {
+                    file: path.display().to_string(),
+                    line: Some(before.iter().filter(|&&b| b == b'\n').count() + 1),
+                    column: Some(column),
+                },
+                message: format!("invalid UTF-8 at byte {valid} of the text"),
+            }
+        })?;
         ReplayAdapter::parse(&text, path)
     }
 
