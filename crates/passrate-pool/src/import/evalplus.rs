@@ -71,6 +71,8 @@ pub fn read_inputs(path: &Path) -> Result<BTreeMap<String, Inputs>, ImportError>
             match get(name) {
                 None => Ok(Vec::new()),
                 Some(Value::List(items)) => Ok(items.iter().map(argument_list).collect()),
+                // MbppPlus.jsonl writes Mbpp/793's missing extra inputs as `{}`.
+                Some(Value::Map(entries)) if entries.is_empty() => Ok(Vec::new()),
                 Some(_) => Err(fail(name, "not an array".into())),
             }
         };
