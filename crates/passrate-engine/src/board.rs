@@ -46,6 +46,9 @@ pub struct BoardRow {
     /// The score shown: over the whole sample (ranked, controls) or over the tasks the model
     /// answered (partial coverage).
     pub shown: Estimate,
+    /// Tasks behind `shown` (its `total` counts samples: several per task for a model with
+    /// several samples).
+    pub tasks: u32,
     pub record: ScoreRecord,
     /// Tasks left out of the score because they had only infrastructure outcomes.
     pub unscored_tasks: u32,
@@ -253,7 +256,13 @@ fn answered_estimate(entry: &Entry<'_>) -> Estimate {
 
 fn plain_row(entry: &Entry<'_>, section: Section, shown: Estimate) -> BoardRow {
     let record = &entry.stored.record;
+    let behind = if section == Section::PartialCoverage {
+        &entry.answered
+    } else {
+        &entry.all
+    };
     BoardRow {
+        tasks: behind.tasks.len() as u32,
         section,
         rank: None,
         rank_low: None,

@@ -133,7 +133,13 @@ fn largest_remainder<K: Clone + Ord>(
     seats.into_iter().map(|(k, n, _)| (k, n)).collect()
 }
 
-/// How many tasks each category × tier cell gets.
+/// How many tasks each category × tier cell gets. Both margins are fixed exactly: each tier
+/// gets its largest-remainder share of the sample and so does each category, the same every
+/// week (rounding each tier's categories on their own let a category's total drift by up to
+/// the number of tiers). Each cell is the floor or the ceiling of its exact quota
+/// `size × tier share × category share`; which cells round up is decided by a flow over the
+/// cells (largest remainders first, ties by the week's seed), so that every row and column
+/// reaches its total.
 pub fn allocate(
     config: &SampleConfig,
     seed: &Seed,
@@ -155,19 +161,120 @@ pub fn allocate(
             "at least one tier and one category need a positive share".into(),
         ));
     }
-    let mut cells = BTreeMap::new();
+    // The margins do not depend on the week (ties broken by a fixed hash of the name), so a
+    // category's or tier's total is the same in every week's sample.
     let per_tier = largest_remainder(config.size, &tiers, |t| {
-        seed.keyed(format!("tier/{}", t.number()).as_bytes())
+        *blake3::hash(format!("tier/{}", t.number()).as_bytes()).as_bytes()
     });
-    for (tier, seats) in per_tier {
-        let per_category = largest_remainder(seats, &categories, |c| {
-            seed.keyed(format!("cell/{}/{}", tier.number(), c.as_str()).as_bytes())
-        });
-        for (category, n) in per_category {
-            cells.insert((category, tier), n);
+    let per_category = largest_remainder(config.size, &categories, |c| {
+        *blake3::hash(format!("category/{}", c.as_str()).as_bytes()).as_bytes()
+    });
+    let tier_sum: u128 = tiers.iter().map(|(_, w)| u128::from(*w)).sum();
+    let category_sum: u128 = categories.iter().map(|(_, w)| u128::from(*w)).sum();
+    let denominator = tier_sum * category_sum;
+    // Floors, and the cells with a remainder in the order they should round up.
+    let mut cells = vec![vec![0usize; categories.len()]; tiers.len()];
+    let mut fractional: Vec<(usize, usize, u128, [u8; 32])> = Vec::new();
+    for (i, (tier, tw)) in tiers.iter().enumerate() {
+        for (j, (category, cw)) in categories.iter().enumerate() {
+            let numerator = config.size as u128 * u128::from(*tw) * u128::from(*cw);
+            cells[i][j] = (numerator / denominator) as usize;
+            let remainder = numerator % denominator;
+            if remainder > 0 {
+                let key =
+                    seed.keyed(format!("cell/{}/{}", tier.number(), category.as_str()).as_bytes());
+                fractional.push((i, j, remainder, key));
+            }
         }
     }
-    Ok(cells)
+    fractional.sort_by(|a, b| b.2.cmp(&a.2).then_with(|| a.3.cmp(&b.3)));
+    let mut row_need: Vec<usize> = per_tier
+        .iter()
+        .enumerate()
+        .map(|(i, (_, n))| n - cells[i].iter().sum::<usize>())
+        .collect();
+    let mut col_need: Vec<usize> = per_category
+        .iter()
+        .enumerate()
+        .map(|(j, (_, n))| n - cells.iter().map(|row| row[j]).sum::<usize>())
+        .collect();
+    let mut up = vec![vec![false; categories.len()]; tiers.len()];
+    let can_round = |i: usize, j: usize| fractional.iter().any(|f| f.0 == i && f.1 == j);
+    // Greedy first, in remainder order; then augmenting paths for what greedy left.
+    for &(i, j, _, _) in &fractional {
+        if row_need[i] > 0 && col_need[j] > 0 {
+            up[i][j] = true;
+            row_need[i] -= 1;
+            col_need[j] -= 1;
+        }
+    }
+    while let Some(start) = row_need.iter().position(|&n| n > 0) {
+        let path = augmenting_path(start, &up, &col_need, &can_round).ok_or_else(|| {
+            SampleError::Config("the tier and category shares cannot both be met".into())
+        })?;
+        // path: (row, col) cells alternately rounded up (even) and back down (odd).
+        for (k, &(i, j)) in path.iter().enumerate() {
+            up[i][j] = k % 2 == 0;
+        }
+        row_need[start] -= 1;
+        let &(_, last_col) = path.last().expect("a path has a cell");
+        col_need[last_col] -= 1;
+    }
+    let mut out = BTreeMap::new();
+    for (i, (tier, _)) in tiers.iter().enumerate() {
+        for (j, (category, _)) in categories.iter().enumerate() {
+            out.insert((*category, *tier), cells[i][j] + usize::from(up[i][j]));
+        }
+    }
+    Ok(out)
+}
+
+/// A breadth-first augmenting path from row `start` to a column that still needs a seat:
+/// row → (round a cell up) → column → (round another row's cell back down) → row … .
+fn augmenting_path(
+    start: usize,
+    up: &[Vec<bool>],
+    col_need: &[usize],
+    can_round: &dyn Fn(usize, usize) -> bool,
+) -> Option<Vec<(usize, usize)>> {
+    let (rows, cols) = (up.len(), col_need.len());
+    // For each column reached: the (row, col) cell that reached it; for each row reached:
+    // the (row, col) cell it was left through (rounded back down).
+    let mut col_from: Vec<Option<usize>> = vec![None; cols];
+    let mut row_from: Vec<Option<usize>> = vec![None; rows];
+    let mut row_seen = vec![false; rows];
+    row_seen[start] = true;
+    let mut queue = std::collections::VecDeque::from([start]);
+    while let Some(i) = queue.pop_front() {
+        for j in 0..cols {
+            if up[i][j] || !can_round(i, j) || col_from[j].is_some() {
+                continue;
+            }
+            col_from[j] = Some(i);
+            if col_need[j] > 0 {
+                // Walk back: cell (i, j) up, then the cell that brought us to row i down, …
+                let mut path = vec![(i, j)];
+                let mut row = i;
+                while let Some(col) = row_from[row] {
+                    path.push((row, col));
+                    let prev = col_from[col].expect("a column on the path was reached");
+                    path.push((prev, col));
+                    row = prev;
+                }
+                // Reversed, the path starts at `start`'s cell: even positions go up.
+                path.reverse();
+                return Some(path);
+            }
+            for (k, row_up) in up.iter().enumerate() {
+                if row_up[j] && !row_seen[k] {
+                    row_seen[k] = true;
+                    row_from[k] = Some(j);
+                    queue.push_back(k);
+                }
+            }
+        }
+    }
+    None
 }
 
 /// The language a sampled task is posed in.

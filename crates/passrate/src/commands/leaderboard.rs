@@ -104,9 +104,9 @@ fn versus(row: &BoardRow) -> String {
 
 fn tasks(row: &BoardRow) -> String {
     if row.unscored_tasks > 0 {
-        format!("{}+{}u", row.shown.total, row.unscored_tasks)
+        format!("{}+{}u", row.tasks, row.unscored_tasks)
     } else {
-        row.shown.total.to_string()
+        row.tasks.to_string()
     }
 }
 
