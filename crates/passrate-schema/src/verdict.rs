@@ -175,6 +175,25 @@ impl Verdict {
     pub fn passed(&self) -> bool {
         self.reason == Reason::Pass
     }
+
+    /// A hidden test failed. Its input, expected value, the answer's value, its error and
+    /// its detail are then never shown: an error message ("invalid literal for int() with
+    /// base 10: '.'") describes the hidden input as well as the expected value would.
+    pub fn hidden_test_failed(&self) -> bool {
+        self.tests
+            .iter()
+            .any(|t| t.visibility == Visibility::Hidden && t.reason != Reason::Pass)
+    }
+
+    /// The task-level explanation as every output may show it: withheld when a hidden test
+    /// failed, since it is then usually that test's own detail.
+    pub fn public_detail(&self) -> Option<&str> {
+        if self.hidden_test_failed() {
+            None
+        } else {
+            self.detail.as_deref()
+        }
+    }
 }
 
 /// One task's outcome for one model in a run: the unit the scorer consumes.

@@ -92,7 +92,6 @@ impl PublicVerdict {
             .iter()
             .filter(|t| t.visibility == Visibility::Hidden)
             .collect();
-        let hidden_failed = hidden.iter().any(|t| t.reason != Reason::Pass);
         PublicVerdict {
             reason: v.reason,
             tests_passed: v.tests_passed,
@@ -107,11 +106,7 @@ impl PublicVerdict {
                 .filter(|t| t.visibility == Visibility::Public)
                 .cloned()
                 .collect(),
-            detail: if hidden_failed {
-                None
-            } else {
-                v.detail.clone()
-            },
+            detail: v.public_detail().map(str::to_owned),
             grader: v.grader.clone(),
         }
     }

@@ -92,11 +92,16 @@ pub fn run(args: Args) -> Result<i32, CliError> {
     Ok(exit::OK)
 }
 
-/// Public tests show everything; hidden tests only whether they passed.
+/// Public tests show everything; hidden tests only whether they passed and the verdict name.
 fn test_json(t: &TestResult) -> Json {
     let passed = t.reason == Reason::Pass;
     match t.visibility {
-        Visibility::Hidden => json!({ "index": t.index, "visibility": "hidden", "passed": passed }),
+        Visibility::Hidden => json!({
+            "index": t.index,
+            "visibility": "hidden",
+            "passed": passed,
+            "reason": t.reason,
+        }),
         Visibility::Public => json!({
             "index": t.index,
             "visibility": "public",
@@ -119,6 +124,7 @@ fn to_json(v: &Verdict) -> Json {
         "tests_passed": v.tests_passed,
         "tests_total": v.tests_total,
         "cpu_ms": v.cpu_ms,
+        "detail": v.public_detail(),
         "tests": v.tests.iter().map(test_json).collect::<Vec<_>>(),
     })
 }
@@ -136,8 +142,8 @@ fn text(v: &Verdict) -> String {
         "{head}  {} {}  {}/{} tests  cpu {} ms",
         v.task, v.language, v.tests_passed, v.tests_total, v.cpu_ms
     );
-    // The first failing public test prints its own detail below; hidden tests' details never
-    // contain expected values, so the task's detail is safe to show for them.
+    // The first failing public test prints its own detail below. When a hidden test failed,
+    // the task's detail is that test's and is withheld (`Verdict::public_detail`).
     let first_failing_public = v
         .tests
         .iter()
@@ -145,7 +151,7 @@ fn text(v: &Verdict) -> String {
         .is_some_and(|t| t.visibility == Visibility::Public);
     if !v.passed()
         && !first_failing_public
-        && let Some(d) = &v.detail
+        && let Some(d) = v.public_detail()
     {
         let _ = writeln!(out, "  {d}");
     }
@@ -155,7 +161,7 @@ fn text(v: &Verdict) -> String {
         }
         // Writing to a String cannot fail.
         let _ = match t.visibility {
-            Visibility::Hidden => writeln!(out, "  hidden test {}: fail", t.index),
+            Visibility::Hidden => writeln!(out, "  hidden test {}: {}", t.index, t.reason),
             Visibility::Public => writeln!(
                 out,
                 "  public test {}: {}{}",
