@@ -43,6 +43,63 @@ impl Default for Limits {
     }
 }
 
+/// The ranges [`Limits::check`] accepts. The bounds are far beyond any real execution; they
+/// exist so that every conversion the jail makes (milliseconds to microseconds, a
+/// compilation's wall time from its CPU budget, MiB to bytes in callers) stays exact instead
+/// of wrapping into a tiny limit.
+impl Limits {
+    /// A day of CPU time.
+    pub const MAX_CPU_MS: u64 = 86_400_000;
+    /// Three days of wall time (room for the usual "twice the CPU plus a margin").
+    pub const MAX_WALL_MS: u64 = 3 * 86_400_000;
+    /// 1 TiB, for the memory, heap, work dir and output caps alike.
+    pub const MAX_BYTES: u64 = 1 << 40;
+    /// The kernel's `PID_MAX_LIMIT`.
+    pub const MAX_PIDS: u32 = 4_194_304;
+    /// Less memory than this cannot start any runtime.
+    pub const MIN_MEMORY_BYTES: u64 = 8 << 20;
+
+    /// Checks every field against its range, naming the first one outside it.
+    pub fn check(&self) -> Result<(), LimitError> {
+        let fields = [
+            ("cpu_ms", self.cpu_ms, 1, Self::MAX_CPU_MS),
+            ("wall_ms", self.wall_ms, 1, Self::MAX_WALL_MS),
+            (
+                "memory_bytes",
+                self.memory_bytes,
+                Self::MIN_MEMORY_BYTES,
+                Self::MAX_BYTES,
+            ),
+            ("heap_bytes", self.heap_bytes, 0, Self::MAX_BYTES),
+            ("pids", u64::from(self.pids), 1, u64::from(Self::MAX_PIDS)),
+            ("workdir_bytes", self.workdir_bytes, 1, Self::MAX_BYTES),
+            ("output_bytes", self.output_bytes, 0, Self::MAX_BYTES),
+            ("setup_cpu_ms", self.setup_cpu_ms, 0, Self::MAX_CPU_MS),
+        ];
+        for (field, value, min, max) in fields {
+            if !(min..=max).contains(&value) {
+                return Err(LimitError {
+                    field,
+                    value,
+                    min,
+                    max,
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A limit outside the range the sandbox can enforce exactly.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("limit `{field}` = {value} is out of range (allowed: {min}..={max})")]
+pub struct LimitError {
+    pub field: &'static str,
+    pub value: u64,
+    pub min: u64,
+    pub max: u64,
+}
+
 /// What to run. Interpreters are the host's real binaries, resolved once at start (never a
 /// pyenv shim), with a clean environment.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -220,4 +277,97 @@ pub enum SandboxError {
     /// The jail failed while setting up or running (a bug or a host fault).
     #[error("sandbox failure: {0}")]
     Internal(String),
+}
+
+#[cfg(test)]
+mod limit_tests {
+    use super::*;
+
+    #[test]
+    fn the_defaults_are_in_range() {
+        assert_eq!(Limits::default().check(), Ok(()));
+    }
+
+    #[test]
+    fn limits_that_would_wrap_are_out_of_range() {
+        // 2^63 ms: in microseconds (the jail's CPU comparison) it wraps to a few ms.
+        let cpu = Limits {
+            cpu_ms: 1 << 63,
+            ..Limits::default()
+        };
+        let err = cpu.check().unwrap_err();
+        assert_eq!(err.field, "cpu_ms");
+        assert_eq!(
+            err.to_string(),
+            "limit `cpu_ms` = 9223372036854775808 is out of range (allowed: 1..=86400000)"
+        );
+        // What `(2^44 + 16) << 20` used to become: 16 MiB. Here: the unwrapped size.
+        let memory = Limits {
+            memory_bytes: u64::MAX,
+            ..Limits::default()
+        };
+        assert_eq!(memory.check().unwrap_err().field, "memory_bytes");
+        let setup = Limits {
+            setup_cpu_ms: u64::MAX / 2,
+            ..Limits::default()
+        };
+        assert_eq!(setup.check().unwrap_err().field, "setup_cpu_ms");
+    }
+
+    #[test]
+    fn the_bounds_are_inclusive_and_the_old_minimums_hold() {
+        let top = Limits {
+            cpu_ms: Limits::MAX_CPU_MS,
+            wall_ms: Limits::MAX_WALL_MS,
+            memory_bytes: Limits::MAX_BYTES,
+            heap_bytes: Limits::MAX_BYTES,
+            pids: Limits::MAX_PIDS,
+            workdir_bytes: Limits::MAX_BYTES,
+            output_bytes: Limits::MAX_BYTES,
+            setup_cpu_ms: Limits::MAX_CPU_MS,
+        };
+        assert_eq!(top.check(), Ok(()));
+        // The jail's largest derived figures stay exact at the bounds.
+        assert!(Limits::MAX_CPU_MS.checked_mul(1000).is_some());
+        assert!(top.setup_cpu_ms * 2 + 2_000 <= Limits::MAX_WALL_MS);
+        for (field, limits) in [
+            (
+                "cpu_ms",
+                Limits {
+                    cpu_ms: 0,
+                    ..Limits::default()
+                },
+            ),
+            (
+                "wall_ms",
+                Limits {
+                    wall_ms: 0,
+                    ..Limits::default()
+                },
+            ),
+            (
+                "pids",
+                Limits {
+                    pids: 0,
+                    ..Limits::default()
+                },
+            ),
+            (
+                "memory_bytes",
+                Limits {
+                    memory_bytes: Limits::MIN_MEMORY_BYTES - 1,
+                    ..Limits::default()
+                },
+            ),
+            (
+                "workdir_bytes",
+                Limits {
+                    workdir_bytes: 0,
+                    ..Limits::default()
+                },
+            ),
+        ] {
+            assert_eq!(limits.check().unwrap_err().field, field);
+        }
+    }
 }

@@ -531,18 +531,10 @@ fn validate(request: &ExecRequest) -> Result<(), SandboxError> {
             )));
         }
     }
-    let l = &request.limits;
-    if l.cpu_ms == 0
-        || l.wall_ms == 0
-        || l.memory_bytes < (8 << 20)
-        || l.pids == 0
-        || l.workdir_bytes == 0
-    {
-        return Err(SandboxError::InvalidRequest(format!(
-            "limits out of range: {l:?}"
-        )));
-    }
-    Ok(())
+    request
+        .limits
+        .check()
+        .map_err(|e| SandboxError::InvalidRequest(e.to_string()))
 }
 
 impl Sandbox {

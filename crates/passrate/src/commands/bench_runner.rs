@@ -64,7 +64,7 @@ pub struct Args {
     no_pin: bool,
     /// Executions at once (the sandbox's slots and the bench's threads; default: one per
     /// core), to measure whether overlapping waits raises throughput.
-    #[arg(long)]
+    #[arg(long, value_parser = super::pool::slots_range())]
     slots: Option<usize>,
     /// Only these suites (`python`, `javascript`, `java`; HumanEval+ follows `--no-plus`).
     #[arg(long, value_delimiter = ',')]

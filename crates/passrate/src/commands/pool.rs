@@ -48,10 +48,10 @@ enum Command {
     /// a timing summary (wall, tasks/s, CPU).
     Validate {
         /// Worker threads (0: two per sandbox slot, so host-side work overlaps execution).
-        #[arg(long, default_value_t = 0)]
+        #[arg(long, default_value_t = 0, value_parser = threads_range())]
         threads: usize,
         /// Executions at once (the sandbox's slots; default: one per core, plus one).
-        #[arg(long)]
+        #[arg(long, value_parser = slots_range())]
         slots: Option<usize>,
         /// Reuse (and store) evaluation results in this directory (default: no cache, every
         /// reference runs).
@@ -78,10 +78,10 @@ enum Command {
         #[arg(long)]
         data: Option<PathBuf>,
         /// Worker threads (0: two per sandbox slot, so host-side work overlaps execution).
-        #[arg(long, default_value_t = 0)]
+        #[arg(long, default_value_t = 0, value_parser = threads_range())]
         threads: usize,
         /// Executions at once (the sandbox's slots; default: one per core, plus one).
-        #[arg(long)]
+        #[arg(long, value_parser = slots_range())]
         slots: Option<usize>,
         /// Intake cache directory (default: target/pool-cache in the repository). Entries
         /// are keyed by the content hash of their inputs and the runner's fingerprint.
@@ -105,6 +105,17 @@ fn load(dir: &Option<PathBuf>) -> Result<Pool, CliError> {
         None => Pool::bundled(),
     })
     .map_err(CliError::Pool)
+}
+
+/// `--threads`: 0 (automatic) up to a bound far past any host, so a typo is a usage error
+/// rather than thousands of threads.
+pub(super) fn threads_range() -> clap::builder::RangedU64ValueParser<usize> {
+    clap::builder::RangedU64ValueParser::new().range(0..=4096)
+}
+
+/// `--slots`: executions at once, each a sandbox slot (a warm fork server for Python).
+pub(super) fn slots_range() -> clap::builder::RangedU64ValueParser<usize> {
+    clap::builder::RangedU64ValueParser::new().range(1..=1024)
 }
 
 /// The runner intake uses (see `pipeline::intake_runner_options`); `validate` uses the same

@@ -36,21 +36,27 @@ pub enum Lang {
     Exec,
 }
 
+const MIN_MEMORY_MIB: u64 = Limits::MIN_MEMORY_BYTES >> 20;
+const MAX_MIB: u64 = Limits::MAX_BYTES >> 20;
+
 #[derive(ClapArgs)]
 pub struct ExecArgs {
     #[arg(long, value_enum)]
     lang: Lang,
-    /// CPU time limit of the program (all its processes), from the cgroup.
-    #[arg(long)]
+    // Every limit has the range the sandbox accepts (`Limits::check`), so a value that
+    // would wrap in a conversion is a usage error naming the flag, not a tiny limit.
+    /// CPU time limit of the program (all its processes), from the cgroup (sets the wall
+    /// time to twice it plus 3 s unless --wall-ms is given).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=Limits::MAX_CPU_MS))]
     cpu_ms: Option<u64>,
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=Limits::MAX_WALL_MS))]
     wall_ms: Option<u64>,
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(MIN_MEMORY_MIB..=MAX_MIB))]
     memory_mib: Option<u64>,
     /// Heap of the runtime (Python RLIMIT_DATA, Node old space, Java -Xmx).
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=MAX_MIB))]
     heap_mib: Option<u64>,
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=i64::from(Limits::MAX_PIDS)))]
     pids: Option<u32>,
     /// Print one JSON object instead of the program's output.
     #[arg(long)]
