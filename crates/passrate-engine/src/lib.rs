@@ -7,6 +7,7 @@
 //! bounded set of blocking workers, commits each result as it completes, then scores each
 //! model and appends its record. It never prints: it emits [`RunEvent`]s to an
 //! [`EventSink`]. [`board::leaderboard`] rebuilds a week's leaderboard from the store.
+//! [`evaluate::evaluate`] judges a file of samples ([`samples`]) on a fixed benchmark.
 //!
 //! [`RunEvent`]: passrate_schema::RunEvent
 
@@ -15,7 +16,9 @@ pub mod cache;
 pub mod cycle;
 pub mod drift;
 pub mod error;
+pub mod evaluate;
 pub mod judge;
+pub mod samples;
 pub mod source;
 
 pub use board::{Board, BoardRow, Section, leaderboard};

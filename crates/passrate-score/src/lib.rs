@@ -33,7 +33,7 @@ pub use bootstrap::{Bootstrap, Interval, Stratify};
 pub use compare::{Contender, LeaderboardRow, PairComparison};
 pub use drift::{DriftReport, drift, mcnemar_exact};
 pub use error::ScoreError;
-pub use passk::{mean_pass_at_k, pass_at_k};
+pub use passk::{mean_pass_at_k, pass_at_k, pass_at_k_interval};
 pub use rng::{ResampleRng, derive_seed};
 pub use score::{ModelScore, ScoreConfig, Scorer};
 pub use tally::{InfraPolicy, ModelOutcomes, TaskTally};

@@ -1,5 +1,8 @@
 //! pass@k: the unbiased estimator of Chen et al. (2021) from n samples with c passes.
 
+use crate::bootstrap::{Bootstrap, Interval};
+use crate::rng::ResampleRng;
+
 /// Probability that at least one of `k` samples drawn without replacement from `n` samples,
 /// `c` of which pass, passes: `1 − C(n−c, k) / C(n, k)`. `None` when `k` is 0 or exceeds `n`
 /// (the estimator is undefined there) or `c > n`.
@@ -29,6 +32,37 @@ pub fn mean_pass_at_k(tasks: impl IntoIterator<Item = (u32, u32)>, k: u32) -> Op
         count += 1;
     }
     (count > 0).then(|| total / f64::from(count))
+}
+
+/// `mean_pass_at_k` with a percentile bootstrap interval that resamples whole tasks (a
+/// task's samples share its difficulty, so they are one cluster). `None` where
+/// `mean_pass_at_k` is undefined.
+pub fn pass_at_k_interval(
+    tasks: &[(u32, u32)],
+    k: u32,
+    bootstrap: &Bootstrap,
+    seed: [u8; 32],
+) -> Option<Interval> {
+    let per_task: Vec<f64> = tasks
+        .iter()
+        .map(|&(n, c)| pass_at_k(n, c, k))
+        .collect::<Option<_>>()?;
+    let point = mean_pass_at_k(tasks.iter().copied(), k)?;
+    let count = u32::try_from(per_task.len()).ok()?;
+    let mut rng = ResampleRng::from_seed(seed);
+    let mut means: Vec<f64> = (0..bootstrap.resamples.max(1))
+        .map(|_| {
+            let total: f64 = (0..count).map(|_| per_task[rng.below(count) as usize]).sum();
+            total / f64::from(count)
+        })
+        .collect();
+    means.sort_by(f64::total_cmp);
+    let tail = bootstrap.tail_index();
+    Some(Interval {
+        point,
+        low: means[tail],
+        high: means[means.len() - 1 - tail],
+    })
 }
 
 #[cfg(test)]
@@ -73,5 +107,21 @@ mod tests {
         assert!(close(m, (0.3 + 0.0 + 1.0) / 3.0));
         assert_eq!(mean_pass_at_k([(10, 3), (1, 1)], 2), None);
         assert_eq!(mean_pass_at_k([], 1), None);
+    }
+
+    #[test]
+    fn the_interval_holds_the_point_and_narrows_to_it_when_every_task_agrees() {
+        let tasks = [(10, 3), (10, 10), (10, 0), (10, 5), (10, 7)];
+        let b = Bootstrap::default();
+        let i = pass_at_k_interval(&tasks, 1, &b, [7; 32]).unwrap();
+        assert!(close(i.point, 0.5));
+        assert!(i.low < i.point && i.point < i.high, "{i:?}");
+        assert!(i.low >= 0.0 && i.high <= 1.0);
+        // Same seed, same interval.
+        assert_eq!(pass_at_k_interval(&tasks, 1, &b, [7; 32]), Some(i));
+        let same = [(10, 4); 20];
+        let j = pass_at_k_interval(&same, 1, &b, [7; 32]).unwrap();
+        assert!(close(j.low, 0.4) && close(j.high, 0.4), "{j:?}");
+        assert_eq!(pass_at_k_interval(&tasks, 11, &b, [7; 32]), None);
     }
 }

@@ -69,6 +69,23 @@ pub enum CliError {
     /// `pool validate` rejected tasks; they are listed on stdout.
     #[error("pool validation rejected {rejected} of {tasks} tasks")]
     ValidationFailed { rejected: usize, tasks: usize },
+    #[error(transparent)]
+    Samples(#[from] passrate_engine::samples::SamplesError),
+    #[error("{}", file.display())]
+    Resolve {
+        file: PathBuf,
+        #[source]
+        source: passrate_engine::evaluate::ResolveError,
+    },
+    #[error("failed to write {}", path.display())]
+    WriteOutput {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// Samples whose judging ended in a sandbox fault after retries: reported, not scored.
+    #[error("{count} samples ended in an infrastructure fault and were not scored")]
+    UnscoredSamples { count: usize },
     #[error("failed to import the pool")]
     Import(#[from] passrate_pool::import::ImportError),
     #[error("failed to start the async runtime")]
@@ -116,7 +133,11 @@ impl CliError {
             | CliError::NoVariant { .. }
             | CliError::Sample(_)
             | CliError::Models(_)
-            | CliError::NoBundledModels { .. } => exit::BAD_INPUT,
+            | CliError::NoBundledModels { .. }
+            | CliError::Samples(_)
+            | CliError::Resolve { .. } => exit::BAD_INPUT,
+            CliError::WriteOutput { .. } => exit::INTERNAL,
+            CliError::UnscoredSamples { .. } => exit::SANDBOX_ERROR,
             CliError::Sandbox(e) => sandbox_code(e),
             CliError::Grade { source, .. } => grade_code(source),
             CliError::Store(e) => store_code(e),

@@ -17,6 +17,7 @@ mod bench_score;
 mod check;
 mod completions;
 mod error;
+mod evaluate;
 mod extract;
 mod history;
 mod leaderboard;
@@ -55,6 +56,8 @@ enum Command {
     Check(check::Args),
     /// Extract the candidate code from a model answer and check its format.
     Extract(extract::Args),
+    /// Judge a file of samples (human-eval, EvalPlus, bigcode) on a benchmark: pass@k with CIs.
+    Evaluate(evaluate::Args),
     /// Task pool: stats, show, validate, rotation, import.
     Pool(pool::Args),
     /// Run (or resume) the week's cycle and print its leaderboard.
@@ -156,6 +159,7 @@ fn dispatch(command: Command) -> Result<i32, CliError> {
         Command::Sample(args) => sample::run(args)?,
         Command::Check(args) => check::run(args)?,
         Command::Extract(args) => extract::run(args)?,
+        Command::Evaluate(args) => evaluate::run(args)?,
         Command::Pool(args) => pool::run(args)?,
         Command::Run(args) => run::run(args)?,
         Command::Leaderboard(args) => leaderboard::run(args)?,
