@@ -623,7 +623,8 @@ mod tests {
     #[test]
     fn an_unknown_nested_key_in_a_task_file_is_rejected_with_its_path() {
         let good = bundled_task();
-        let cases: [(&str, fn(&mut serde_json::Value)); 5] = [
+        type Edit = fn(&mut serde_json::Value);
+        let cases: [(&str, Edit); 5] = [
             ("source", |t| t["source"]["licence"] = "MIT".into()),
             ("factors", |t| t["factors"]["edge"] = 1.into()),
             // serde_path_to_error cannot name a map key that is an enum (`Language`).
