@@ -489,6 +489,7 @@ impl Cycle {
                 overall: score.overall,
                 by_category: score.by_category,
                 by_tier: score.by_tier,
+                by_language: score.by_language,
                 compliance_rate: score.compliance_rate,
                 coverage: score.coverage,
                 reasons: score.reasons,

@@ -112,6 +112,10 @@ pub struct ScoreRecord {
     pub overall: Estimate,
     pub by_category: BTreeMap<Category, Estimate>,
     pub by_tier: BTreeMap<Tier, Estimate>,
+    /// Subscores by the language a task was posed in (absent in records written before
+    /// they were kept).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub by_language: BTreeMap<Language, Estimate>,
     /// Share of answers that were format-compliant.
     pub compliance_rate: f64,
     /// Share of tasks the model gave an answer for (replays may not cover every task).

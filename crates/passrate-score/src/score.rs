@@ -4,7 +4,7 @@
 use std::borrow::Borrow;
 use std::collections::BTreeMap;
 
-use passrate_schema::{Category, Estimate, Reason, TaskOutcome, Tier};
+use passrate_schema::{Category, Estimate, Language, Reason, TaskOutcome, Tier};
 use serde::{Deserialize, Serialize};
 
 use crate::bootstrap::{Bootstrap, Interval, Resampler, number_families};
@@ -73,6 +73,8 @@ pub struct ModelScore {
     pub by_category: BTreeMap<Category, Estimate>,
     /// Tiers with at least one scored task.
     pub by_tier: BTreeMap<Tier, Estimate>,
+    /// Languages with at least one scored task.
+    pub by_language: BTreeMap<Language, Estimate>,
     /// Share of answered samples that were format-compliant (0 when nothing was answered).
     pub compliance_rate: f64,
     /// Share of scored tasks with at least one answer (`no_answer` is a non-pass counted here).
@@ -167,6 +169,14 @@ impl Scorer {
                 by_tier.insert(tier, e);
             }
         }
+        let mut by_language = BTreeMap::new();
+        for language in Language::ALL {
+            if tasks.iter().any(|t| t.language == language) {
+                let parts = [model, "language", language.as_str()];
+                let e = self.estimate_numbered(run_seed, tasks, &parts, |t| t.language == language);
+                by_language.insert(language, e);
+            }
+        }
 
         let answered: u64 = tasks.iter().map(|t| u64::from(t.answered)).sum();
         let compliant: u64 = tasks.iter().map(|t| u64::from(t.compliant)).sum();
@@ -188,6 +198,7 @@ impl Scorer {
             overall,
             by_category,
             by_tier,
+            by_language,
             compliance_rate: share(compliant, answered),
             coverage: share(covered as u64, scored as u64),
             reasons: outcomes.reasons.clone(),

@@ -325,6 +325,7 @@ pub async fn fill(location: &str) -> anyhow::Result<()> {
                 overall: score.overall,
                 by_category: score.by_category.clone(),
                 by_tier: score.by_tier.clone(),
+                by_language: score.by_language.clone(),
                 compliance_rate: score.compliance_rate,
                 coverage: score.coverage,
                 reasons: score.reasons.clone(),

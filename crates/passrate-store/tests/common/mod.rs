@@ -307,6 +307,7 @@ pub fn record(model: &str, week: &str, run_id: &str, passes: u32) -> ScoreRecord
             (Tier::One, estimate(passes / 2, 160)),
             (Tier::Two, estimate(passes - passes / 2, 240)),
         ]),
+        by_language: BTreeMap::from([(Language::Python, estimate(passes, 400))]),
         compliance_rate: 0.975,
         coverage: 1.0,
         reasons: BTreeMap::from([(Reason::Pass, passes), (Reason::WrongAnswer, 400 - passes)]),
