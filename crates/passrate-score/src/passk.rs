@@ -52,7 +52,9 @@ pub fn pass_at_k_interval(
     let mut rng = ResampleRng::from_seed(seed);
     let mut means: Vec<f64> = (0..bootstrap.resamples.max(1))
         .map(|_| {
-            let total: f64 = (0..count).map(|_| per_task[rng.below(count) as usize]).sum();
+            let total: f64 = (0..count)
+                .map(|_| per_task[rng.below(count) as usize])
+                .sum();
             total / f64::from(count)
         })
         .collect();
