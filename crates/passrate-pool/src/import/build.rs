@@ -273,7 +273,7 @@ pub fn build_task(exec: &dyn Executor, raw: &RawTask) -> Result<Built, Rejection
                     fits.push(k);
                 }
             }
-            let chosen: Vec<Vec<Value>> = calls[..n_public]
+            let mut chosen: Vec<Vec<Value>> = calls[..n_public]
                 .iter()
                 .cloned()
                 .chain(fits.iter().map(|&k| calls[n_public + k].clone()))
@@ -282,6 +282,7 @@ pub fn build_task(exec: &dyn Executor, raw: &RawTask) -> Result<Built, Rejection
                 Ok(out) => out,
                 Err(e2) if !e2.starts_with(INFRASTRUCTURE) => {
                     fits.clear();
+                    chosen.truncate(n_public);
                     notes.push(format!(
                         "no hidden test scored: the {primary} reference did not complete them in one execution ({e}; then {e2})"
                     ));
