@@ -1,5 +1,6 @@
 //! Structural checks every pool task must pass before it is loaded or written.
 
+use passrate_sandbox::Limits;
 use passrate_schema::{Category, TASK_FORMAT_VERSION, Task, TestForm};
 
 use crate::error::TaskProblem;
@@ -33,6 +34,28 @@ pub fn check_task(task: &Task) -> Result<(), TaskProblem> {
     }
     if task.variants.is_empty() {
         return fail("no language variants".into());
+    }
+    // The runner turns these into CPU microseconds and memory bytes: out of the sandbox's
+    // range they would wrap into a tiny limit instead of failing.
+    let max_mib = Limits::MAX_BYTES >> 20;
+    let ranges = [
+        ("limits.cpu_ms", task.limits.cpu_ms, 1, Limits::MAX_CPU_MS),
+        (
+            "limits.memory_mib",
+            task.limits.memory_mib,
+            Limits::MIN_MEMORY_BYTES >> 20,
+            max_mib,
+        ),
+        ("limits.heap_mib", task.limits.heap_mib, 1, max_mib),
+    ];
+    for (field, value, min, max) in ranges {
+        if let Some(v) = value
+            && !(min..=max).contains(&v)
+        {
+            return fail(format!(
+                "`{field}` = {v} is out of range (allowed: {min}..={max})"
+            ));
+        }
     }
     if task.tests.is_empty() {
         return fail("no tests".into());

@@ -237,3 +237,30 @@ fn cli_limits_in_range_reach_the_sandbox_unchanged() {
         assert_eq!(outcome["status"], status, "{mib} MiB: {outcome}");
     }
 }
+
+/// A task's own limit overrides are converted to CPU microseconds and memory bytes by the
+/// runner: out of the sandbox's range they used to wrap into a tiny limit. They are refused
+/// when the pool loads, naming the task's line and the field.
+#[test]
+fn a_task_limit_out_of_range_is_bad_input_naming_line_and_field() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pool = write_pool(&dir.path().join("pool"));
+    let (file, good) = task_lines(&pool);
+    let pool_arg = pool.display().to_string();
+    for (field, value) in [
+        ("memory_mib", 17_592_186_044_432u64),
+        ("cpu_ms", 9_223_372_036_854_775_808),
+    ] {
+        let mut lines = good.clone();
+        lines[1]["limits"] = serde_json::json!({ field: value });
+        rewrite(&file, &lines);
+        passrate()
+            .args(["pool", "show", "e2e/add", "--pool", &pool_arg])
+            .assert()
+            .code(exit::BAD_INPUT)
+            .stderr(predicate::str::contains("tasks/e2e.jsonl.gz:2: task `e2e/add`"))
+            .stderr(predicate::str::contains(format!(
+                "`limits.{field}` = {value} is out of range"
+            )));
+    }
+}
