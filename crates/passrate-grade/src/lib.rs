@@ -7,6 +7,7 @@
 
 pub mod doc;
 pub mod refactor;
+pub mod rewrite;
 pub mod unittest;
 
 use std::collections::BTreeMap;
