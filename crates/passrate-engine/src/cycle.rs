@@ -9,8 +9,9 @@
 //! run again ends with exactly the records an uninterrupted one would have written.
 //!
 //! Infrastructure faults are never a model's failure: sandbox faults are retried
-//! ([`RetryPolicy`]) and model API faults are retried by the model's own policy; what still
-//! fails is recorded as `sandbox_error` / `api_error`. Scoring uses
+//! ([`RetryPolicy`]) and then classified by a control run of the task's reference (a clean
+//! reference puts the fault on the answer: `runtime_error`), and model API faults are retried
+//! by the model's own policy; what still fails is recorded as `sandbox_error` / `api_error`. Scoring uses
 //! [`InfraPolicy::Exclude`](passrate_score::InfraPolicy): those units leave the denominator
 //! (a task with only such outcomes is unscored) and stay visible in the record's `reasons`.
 
@@ -635,15 +636,33 @@ async fn run_unit(shared: Arc<Shared>, unit: Unit) -> Result<(), EngineError> {
                         error: error.to_string(),
                     });
                 };
-                judge(
-                    &worker.runner,
+                let judged = judge(
+                    worker.runner.as_ref(),
                     task,
                     language,
                     text.as_deref(),
                     detail.as_deref(),
                     worker.retry,
                     &on_retry,
-                )
+                )?;
+                if let Some(control) = &judged.control {
+                    (worker.sink)(&RunEvent::ControlRun {
+                        run_id: worker.run_id.clone(),
+                        model: retry_model.clone(),
+                        task: task_id.clone(),
+                        language,
+                        sample_index,
+                        attempts: control.attempts,
+                        fault: control.fault.clone(),
+                        control: match &control.control {
+                            Ok(reason) => reason.to_string(),
+                            Err(fault) => fault.clone(),
+                        },
+                        candidate_caused: control.candidate_caused(),
+                        recorded: judged.verdict.reason,
+                    });
+                }
+                Ok::<_, EngineError>(judged)
             })
             .await
             .map_err(|e| EngineError::Worker(e.to_string()))??;

@@ -219,6 +219,25 @@ pub enum RunEvent {
         attempt: u32,
         error: String,
     },
+    /// A unit's sandbox fault persisted after the retries, so the task's reference ran as a
+    /// control in the same language and configuration. `candidate_caused`: the reference ran
+    /// cleanly, so the answer caused the fault and `recorded` is its verdict (`runtime_error`);
+    /// otherwise the reference faulted too and the unit is `sandbox_error` (infrastructure).
+    ControlRun {
+        run_id: String,
+        model: String,
+        task: String,
+        language: Language,
+        sample_index: u32,
+        /// Executions of the answer that faulted.
+        attempts: u32,
+        /// The answer's last fault.
+        fault: String,
+        /// The reference's verdict (`pass`, …) when it ran cleanly, or its fault.
+        control: String,
+        candidate_caused: bool,
+        recorded: Reason,
+    },
     /// One request to a model's API failed (the model's own retry loop, or its circuit
     /// breaker refusing to send).
     ApiRetry {

@@ -70,11 +70,20 @@ pub fn run(args: Args) -> Result<i32, CliError> {
             Sandbox::new(SandboxConfig::default())
         })?;
         let runner = Runner::new(sandbox, RunnerOptions::default());
-        passrate_grade::grade(&runner, task, args.lang, &extraction.code).map_err(|source| {
-            CliError::Grade {
-                task: task.id.clone(),
-                source,
-            }
+        // As `run` judges: sandbox faults retried, then classified by a control run.
+        passrate_engine::judge::execute(
+            &runner,
+            task,
+            args.lang,
+            variant,
+            &extraction.code,
+            passrate_engine::RetryPolicy::default(),
+            &|_, _| {},
+        )
+        .and_then(passrate_engine::judge::Execution::into_verdict)
+        .map_err(|source| CliError::Grade {
+            task: task.id.clone(),
+            source,
         })?
     } else {
         passrate_grade::unexecuted_verdict(

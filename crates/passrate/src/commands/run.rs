@@ -237,14 +237,15 @@ impl Progress {
             }
             RunEvent::RunFinished { .. }
             | RunEvent::PreflightPassed { .. }
-            | RunEvent::ModelUnscored { .. } => {}
+            | RunEvent::ModelUnscored { .. }
+            | RunEvent::ControlRun { .. } => {}
         }
     }
 }
 
 /// The lines a person needs on stderr whatever the display: each model's pre-flight, the
-/// first API error of each model (later ones are counted in the run's summary), and models
-/// left unscored.
+/// first API error of each model (later ones are counted in the run's summary), each sandbox
+/// fault the control run classified, and models left unscored.
 struct Notices {
     first_api_error: Mutex<std::collections::BTreeSet<String>>,
 }
@@ -274,6 +275,30 @@ impl Notices {
                 }
                 let next = if *will_retry { "retrying" } else { "giving up" };
                 format!("{model}: API error on {task} (attempt {attempt}, {next}): {error}")
+            }
+            RunEvent::ControlRun {
+                model,
+                task,
+                language,
+                attempts,
+                fault,
+                control,
+                candidate_caused,
+                recorded,
+                ..
+            } => {
+                let verdict = if *candidate_caused {
+                    format!(
+                        "the reference ran cleanly ({control}), recorded as the answer's {recorded}"
+                    )
+                } else {
+                    format!(
+                        "the reference failed too ({control}), an infrastructure fault ({recorded})"
+                    )
+                };
+                format!(
+                    "{model}: sandbox failed on {task} ({language}) {attempts} time(s): {fault}; {verdict}"
+                )
             }
             RunEvent::ModelUnscored {
                 model,
