@@ -128,6 +128,13 @@ pub(crate) fn send_error(fd: RawFd, message: &str) {
     let _ = write_all(fd, &bytes[..len]);
 }
 
+
+/// Mode of a pipe the candidate only reads (stdin, the request): reopening it through
+/// /proc/self/fd for writing fails.
+pub(crate) const CHILD_READ_END: libc::mode_t = 0o444;
+/// Mode of a pipe the candidate only writes (stdout, stderr, the result channel): reopening
+/// it through /proc/self/fd for reading, which would give the read end, fails.
+pub(crate) const CHILD_WRITE_END: libc::mode_t = 0o222;
 fn run_in_cgroup(req: &JailRequest, cg: &ExecCgroup, prestart: bool) -> JailResponse {
     let limits = &req.exec.limits;
     if req.exec.steps.is_empty() {
@@ -183,15 +190,15 @@ fn run_in_cgroup(req: &JailRequest, cg: &ExecCgroup, prestart: bool) -> JailResp
     };
 
     // The candidate may reopen its descriptors through /proc/self/fd (Java has no other way
-    // to open fd 3); that checks the pipe inode's owner, host root, unmapped in the jail.
-    for fd in [
-        pipes.stdin.0,
-        pipes.stdout.1,
-        pipes.stderr.1,
-        pipes.chan_in.0,
-        pipes.chan_out.1,
-    ] {
-        unsafe { libc::fchmod(fd, 0o666) };
+    // to open fd 3); that checks the pipe inode's mode for "others" (its owner, host root, is
+    // unmapped in the jail). Each pipe opens only in the direction the jail gave it: the
+    // write end's pipe reopened for reading would let the candidate drain the harness's
+    // frames before the host reads them.
+    for fd in [pipes.stdin.0, pipes.chan_in.0] {
+        unsafe { libc::fchmod(fd, CHILD_READ_END) };
+    }
+    for fd in [pipes.stdout.1, pipes.stderr.1, pipes.chan_out.1] {
+        unsafe { libc::fchmod(fd, CHILD_WRITE_END) };
     }
     let holder = unsafe { libc::fork() };
     if holder < 0 {

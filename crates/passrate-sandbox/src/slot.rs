@@ -409,9 +409,16 @@ impl Slot {
         };
         let (stdin, stdout, stderr, chan_in, chan_out) =
             (pipes[0], pipes[1], pipes[2], pipes[3], pipes[4]);
-        for fd in [stdin.0, stdout.1, stderr.1, chan_in.0, chan_out.1] {
-            // Reopening through /proc/self/fd checks the pipe inode's (host root) owner.
-            unsafe { libc::fchmod(fd, 0o666) };
+        for (fd, mode) in [
+            (stdin.0, crate::jail::CHILD_READ_END),
+            (stdout.1, crate::jail::CHILD_WRITE_END),
+            (stderr.1, crate::jail::CHILD_WRITE_END),
+            (chan_in.0, crate::jail::CHILD_READ_END),
+            (chan_out.1, crate::jail::CHILD_WRITE_END),
+        ] {
+            // Reopening through /proc/self/fd checks the pipe inode's mode for others (its
+            // owner, host root, is unmapped): only in the direction the child was given.
+            unsafe { libc::fchmod(fd, mode) };
             child_fds.push(fd);
         }
         child_fds.extend(next_fds);
