@@ -4,7 +4,13 @@
 'use strict';
 
 // Primordials captured before any candidate code runs: built-in prototypes are mutable, so
-// the harness never calls a method through a prototype lookup after loading the candidate.
+// the harness never calls a method or reads a property through a prototype lookup after
+// loading the candidate. That rules out destructuring and spreading (they go through
+// Array.prototype[Symbol.iterator]), arrays it fills with push or `[i] =` (accessors on
+// Array.prototype's indices catch the stores), reads of keys a request object may lack
+// (getters on Object.prototype answer for them; the request is copied into null-prototype
+// objects first), Buffer methods (`Buffer.from` writes through Buffer.prototype.utf8Write)
+// and `length`/`byteLength` getters of typed arrays.
 const uncurry = Function.prototype.bind.bind(Function.prototype.call);
 const fs = require('fs');
 const path = require('path');
@@ -23,8 +29,11 @@ const pathToFileURL = url.pathToFileURL;
 const resolvePath = path.resolve;
 const cpuUsage = process.cpuUsage.bind(process);
 const reallyExit = process.reallyExit.bind(process);
-const BufferFrom = Buffer.from.bind(Buffer);
-const BufferConcat = Buffer.concat.bind(Buffer);
+const BufferAllocUnsafeSlow = Buffer.allocUnsafeSlow.bind(Buffer);
+const BufferByteLength = Buffer.byteLength.bind(Buffer);
+const Utf8Write = uncurry(Buffer.prototype.utf8Write);
+const ObjectHasOwn = Object.hasOwn;
+const PromisePrototypeThen = uncurry(Promise.prototype.then);
 const stringify = JSON.stringify;
 const parseJson = JSON.parse;
 const ObjectGetPrototypeOf = Object.getPrototypeOf;
@@ -44,7 +53,6 @@ const StringIsWellFormed = uncurry(String.prototype.isWellFormed);
 const StringSlice = uncurry(String.prototype.slice);
 const RegExpTest = uncurry(RegExp.prototype.test);
 const ArrayPush = uncurry(Array.prototype.push);
-const ArrayJoin = uncurry(Array.prototype.join);
 const MapEntries = uncurry(Map.prototype.entries);
 const MapSet = uncurry(Map.prototype.set);
 const SetValues = uncurry(Set.prototype.values);
@@ -56,10 +64,41 @@ const ReflectConstruct = Reflect.construct;
 // Each value level is up to 3 JSON levels; the host parser stops at 128.
 const MAX_DEPTH = 40;
 
+// `o[k]` when `o` is an object that has `k` itself, else undefined: never a prototype's.
+function own(o, k) {
+  return o !== null && typeof o === 'object' && ObjectHasOwn(o, k) ? o[k] : undefined;
+}
+
+// The request with every key the harness reads copied into null-prototype objects, before
+// the candidate loads (JSON arrays are dense: their items and lengths are their own).
 function readRequest() {
   const data = readFileSync(3);
   closeSync(3);
-  return parseJson(data.toString('utf8'));
+  const r = parseJson(data.toString('utf8'));
+  const tests = [];
+  const given = own(r, 'tests') || [];
+  for (let i = 0; i < given.length; i++) {
+    const t = given[i];
+    let steps = own(t, 'steps');
+    if (steps !== undefined) {
+      const copied = [];
+      for (let k = 0; k < steps.length; k++) {
+        copied[k] = { __proto__: null, method: own(steps[k], 'method'), args: own(steps[k], 'args') };
+      }
+      steps = copied;
+    }
+    tests[i] = { __proto__: null, args: own(t, 'args'), ctor: own(t, 'ctor'), steps };
+  }
+  return {
+    __proto__: null,
+    nonce: own(r, 'nonce'),
+    mode: own(r, 'mode'),
+    entry: own(r, 'entry'),
+    class: own(r, 'class') || null,
+    file: own(r, 'file'),
+    check_file: own(r, 'check_file'),
+    tests,
+  };
 }
 
 // Set once the request has arrived (see the end of this file).
@@ -68,14 +107,17 @@ let nonce = null;
 let seq = 0;
 
 function send(payload) {
-  const data = BufferFrom(payload, 'utf8');
-  const head = BufferFrom('PASSRATE ' + nonce + ' ' + seq + ' ' + data.length + '\n', 'ascii');
+  // One string encoded once by the C++ writer captured above: header and newline are ASCII.
+  const n = BufferByteLength(payload, 'utf8');
+  const frame = 'PASSRATE ' + nonce + ' ' + seq + ' ' + n + '\n' + payload + '\n';
   seq += 1;
-  let buf = BufferConcat([head, data, BufferFrom('\n')]);
+  const len = BufferByteLength(frame, 'utf8');
+  const buf = BufferAllocUnsafeSlow(len);
+  Utf8Write(buf, frame, 0, len);
   let off = 0;
-  while (off < buf.length) {
+  while (off < len) {
     try {
-      off += writeSync(4, buf, off, buf.length - off);
+      off += writeSync(4, buf, off, len - off);
     } catch (e) {
       if (e && e.code === 'EAGAIN') continue;
       throw e;
@@ -98,89 +140,76 @@ function typeName(x) {
   }
 }
 
-function enc(x, depth, out) {
-  if (depth > MAX_DEPTH) {
-    ArrayPush(out, '{"opaque":"too deep"}');
-    return;
-  }
+// Returns the encoding of `x` as a string: strings are built by concatenation, never in
+// arrays (see the top of this file).
+function enc(x, depth) {
+  if (depth > MAX_DEPTH) return '{"opaque":"too deep"}';
   const t = typeof x;
-  if (x === null || x === undefined) {
-    ArrayPush(out, 'null');
-  } else if (t === 'boolean') {
-    ArrayPush(out, x ? 'true' : 'false');
-  } else if (t === 'number') {
-    if (x !== x) ArrayPush(out, '{"float":"nan"}');
-    else if (x === Infinity) ArrayPush(out, '{"float":"inf"}');
-    else if (x === -Infinity) ArrayPush(out, '{"float":"-inf"}');
-    else if (NumberIsInteger(x)) ArrayPush(out, '{"int":"' + BigIntToString(BigIntCtor(x)) + '"}');
-    else ArrayPush(out, '{"float":' + NumberToString(x) + '}');
-  } else if (t === 'bigint') {
-    ArrayPush(out, '{"int":"' + BigIntToString(x) + '"}');
-  } else if (t === 'string') {
-    if (!StringIsWellFormed(x)) ArrayPush(out, '{"opaque":"string with lone surrogates"}');
-    else ArrayPush(out, quote(x));
-  } else if (t === 'object') {
-    const proto = ObjectGetPrototypeOf(x);
-    if (proto === ArrayPrototype && ArrayIsArray(x)) {
-      ArrayPush(out, '[');
-      const n = x.length;
-      for (let i = 0; i < n; i++) {
-        if (i > 0) ArrayPush(out, ',');
-        enc(x[i], depth + 1, out);
-      }
-      ArrayPush(out, ']');
-    } else if (proto === MapPrototype) {
-      ArrayPush(out, '{"map":[');
-      const it = MapEntries(x);
-      let first = true;
-      for (let r = IteratorNext(it); !r.done; r = IteratorNext(it)) {
-        if (!first) ArrayPush(out, ',');
-        first = false;
-        ArrayPush(out, '[');
-        enc(r.value[0], depth + 1, out);
-        ArrayPush(out, ',');
-        enc(r.value[1], depth + 1, out);
-        ArrayPush(out, ']');
-      }
-      ArrayPush(out, ']}');
-    } else if (proto === SetPrototype) {
-      ArrayPush(out, '{"set":[');
-      const it = SetValues(x);
-      let first = true;
-      for (let r = SetIteratorNext(it); !r.done; r = SetIteratorNext(it)) {
-        if (!first) ArrayPush(out, ',');
-        first = false;
-        enc(r.value, depth + 1, out);
-      }
-      ArrayPush(out, ']}');
-    } else if (proto === ObjectPrototype || proto === null) {
-      ArrayPush(out, '{"map":[');
-      const keys = ObjectKeys(x);
-      for (let i = 0; i < keys.length; i++) {
-        if (i > 0) ArrayPush(out, ',');
-        ArrayPush(out, '[');
-        enc(keys[i], depth + 1, out);
-        ArrayPush(out, ',');
-        enc(x[keys[i]], depth + 1, out);
-        ArrayPush(out, ']');
-      }
-      ArrayPush(out, ']}');
-    } else {
-      ArrayPush(out, '{"opaque":' + quote(typeName(x)) + '}');
-    }
-  } else {
-    ArrayPush(out, '{"opaque":' + quote(t) + '}');
+  if (x === null || x === undefined) return 'null';
+  if (t === 'boolean') return x ? 'true' : 'false';
+  if (t === 'number') {
+    if (x !== x) return '{"float":"nan"}';
+    if (x === Infinity) return '{"float":"inf"}';
+    if (x === -Infinity) return '{"float":"-inf"}';
+    if (NumberIsInteger(x)) return '{"int":"' + BigIntToString(BigIntCtor(x)) + '"}';
+    return '{"float":' + NumberToString(x) + '}';
   }
+  if (t === 'bigint') return '{"int":"' + BigIntToString(x) + '"}';
+  if (t === 'string') {
+    if (!StringIsWellFormed(x)) return '{"opaque":"string with lone surrogates"}';
+    return quote(x);
+  }
+  if (t !== 'object') return '{"opaque":' + quote(t) + '}';
+  const proto = ObjectGetPrototypeOf(x);
+  if (proto === ArrayPrototype && ArrayIsArray(x)) {
+    let out = '[';
+    const n = x.length;
+    for (let i = 0; i < n; i++) {
+      if (i > 0) out += ',';
+      out += enc(x[i], depth + 1);
+    }
+    return out + ']';
+  }
+  if (proto === MapPrototype) {
+    let out = '{"map":[';
+    const it = MapEntries(x);
+    let first = true;
+    for (let r = IteratorNext(it); !r.done; r = IteratorNext(it)) {
+      if (!first) out += ',';
+      first = false;
+      out += '[' + enc(r.value[0], depth + 1) + ',' + enc(r.value[1], depth + 1) + ']';
+    }
+    return out + ']}';
+  }
+  if (proto === SetPrototype) {
+    let out = '{"set":[';
+    const it = SetValues(x);
+    let first = true;
+    for (let r = SetIteratorNext(it); !r.done; r = SetIteratorNext(it)) {
+      if (!first) out += ',';
+      first = false;
+      out += enc(r.value, depth + 1);
+    }
+    return out + ']}';
+  }
+  if (proto === ObjectPrototype || proto === null) {
+    let out = '{"map":[';
+    const keys = ObjectKeys(x);
+    for (let i = 0; i < keys.length; i++) {
+      if (i > 0) out += ',';
+      out += '[' + enc(keys[i], depth + 1) + ',' + enc(x[keys[i]], depth + 1) + ']';
+    }
+    return out + ']}';
+  }
+  return '{"opaque":' + quote(typeName(x)) + '}';
 }
 
 function encode(x) {
-  const out = [];
   try {
-    enc(x, 0, out);
+    return enc(x, 0);
   } catch (e) {
     return '{"opaque":"unencodable"}';
   }
-  return ArrayJoin(out, '');
 }
 
 function dec(j) {
@@ -210,7 +239,7 @@ function dec(j) {
     let plain = true;
     for (let i = 0; i < v.length; i++) {
       const k = v[i][0];
-      if (!(typeof k === 'string' || (k !== null && typeof k === 'object' && 'int' in k))) plain = false;
+      if (!(typeof k === 'string' || (k !== null && typeof k === 'object' && ObjectHasOwn(k, 'int')))) plain = false;
     }
     if (plain) {
       const o = {};
@@ -249,18 +278,21 @@ function cpuNow() {
   return u.user + u.system;
 }
 
-// Calls fn; the result is encoded at once so that a mutable alias the candidate keeps cannot
-// change it afterwards.
+// Calls fn and returns its encoded outcome; the result is encoded at once so that a mutable
+// alias the candidate keeps cannot change it afterwards. The call's CPU time is left in
+// `outcomeUs`: a returned pair would be read back through Array.prototype's iterator.
+let outcomeUs = 0;
 function outcome(fn, thisArg, args) {
   const t0 = cpuNow();
   let r;
   try {
     r = ReflectApply(fn, thisArg, args);
   } catch (e) {
-    return ['{"error":' + errorJson(e) + '}', cpuNow() - t0];
+    outcomeUs = cpuNow() - t0;
+    return '{"error":' + errorJson(e) + '}';
   }
-  const us = cpuNow() - t0;
-  return ['{"ok":' + encode(r) + '}', us];
+  outcomeUs = cpuNow() - t0;
+  return '{"ok":' + encode(r) + '}';
 }
 
 function isEsm(src) {
@@ -280,7 +312,7 @@ async function load(file, name, checkSrc) {
     if (entry === undefined && ns.default !== undefined) {
       entry = typeof ns.default === 'function' ? ns.default : ns.default[name];
     }
-    return [entry, null];
+    return { __proto__: null, entry, check: null };
   }
   let wrapped = '(function (exports, require, module, __filename, __dirname) {' + src + probe;
   if (checkSrc !== null) wrapped += ', function (' + name + ') {\n' + checkSrc + '\n}';
@@ -291,7 +323,7 @@ async function load(file, name, checkSrc) {
   let entry = res[0];
   if (entry === undefined && mod.exports !== null && typeof mod.exports === 'object') entry = mod.exports[name];
   if (entry === undefined && typeof mod.exports === 'function' && checkSrc === null) entry = mod.exports;
-  return [entry, res[1] || null];
+  return { __proto__: null, entry, check: res[1] || null };
 }
 
 async function main() {
@@ -300,7 +332,12 @@ async function main() {
   let entry, checkRunner;
   try {
     const checkSrc = req.mode === 'record' ? readFileSync(resolvePath(req.check_file), 'utf8') : null;
-    [entry, checkRunner] = await load(req.file, target, checkSrc);
+    const loaded = await load(req.file, target, checkSrc);
+    if (loaded === null || typeof loaded !== 'object' || ObjectGetPrototypeOf(loaded) !== null) {
+      throw new TypeError('the candidate replaced how modules load');
+    }
+    entry = loaded.entry;
+    checkRunner = loaded.check;
     if (typeof entry !== 'function') {
       send('{"load_error":{"kind":"MissingEntryPoint","message":' + quote(target) + '}}');
       reallyExit(0);
@@ -317,7 +354,9 @@ async function main() {
     const original = entry;
     const recorder = function (...args) {
       if (depth > 0) return ReflectApply(original, this, args);
-      const argsJson = '[' + ArrayJoin(args.map(encode), ',') + ']';
+      let argsJson = '[';
+      for (let k = 0; k < args.length; k++) argsJson += (k > 0 ? ',' : '') + encode(args[k]);
+      argsJson += ']';
       depth += 1;
       let r;
       try {
@@ -358,22 +397,22 @@ async function main() {
         continue;
       }
       let total = cpuNow() - t0;
-      const parts = [];
+      let parts = '';
       for (let s = 0; s < test.steps.length; s++) {
         const step = test.steps[s];
+        if (s > 0) parts += ',';
         let fn;
         try {
           fn = obj[step.method];
           if (typeof fn !== 'function') throw new TypeError(step.method + ' is not a function');
         } catch (e) {
-          ArrayPush(parts, '{"error":' + errorJson(e) + '}');
+          parts += '{"error":' + errorJson(e) + '}';
           continue;
         }
-        const [res, us] = outcome(fn, obj, dec(step.args));
-        total += us;
-        ArrayPush(parts, res);
+        parts += outcome(fn, obj, dec(step.args));
+        total += outcomeUs;
       }
-      send('{"test":' + i + ',"result":{"steps":[' + ArrayJoin(parts, ',') + ']},"cpu_us":' + total + '}');
+      send('{"test":' + i + ',"result":{"steps":[' + parts + ']},"cpu_us":' + total + '}');
     } else {
       let fn = entry;
       let self;
@@ -387,8 +426,8 @@ async function main() {
           continue;
         }
       }
-      const [res, us] = outcome(fn, self, dec(test.args));
-      send('{"test":' + i + ',"result":' + res + ',"cpu_us":' + us + '}');
+      const res = outcome(fn, self, dec(test.args));
+      send('{"test":' + i + ',"result":' + res + ',"cpu_us":' + outcomeUs + '}');
     }
   }
   send('{"done":null}');
@@ -405,7 +444,7 @@ if (process.env.PASSRATE_PRESTARTED !== undefined) {
 req = readRequest();
 nonce = req.nonce;
 
-main().catch((e) => {
+PromisePrototypeThen(main(), undefined, (e) => {
   try {
     send('{"harness_error":' + errorJson(e) + '}');
   } finally {
