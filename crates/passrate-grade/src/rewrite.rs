@@ -55,11 +55,7 @@ fn parse(language: Language, code: &str) -> Option<Tree> {
 
 /// The rewrites of `code` (the implementation under test, without the task's preamble, whose
 /// names count as used elsewhere). Empty when `code` does not parse cleanly.
-pub fn equivalent_rewrites(
-    language: Language,
-    code: &str,
-    preamble: Option<&str>,
-) -> Vec<Rewrite> {
+pub fn equivalent_rewrites(language: Language, code: &str, preamble: Option<&str>) -> Vec<Rewrite> {
     let Some(tree) = parse(language, code) else {
         return Vec::new();
     };
@@ -197,7 +193,8 @@ fn reformatted(language: Language, code: &str, root: Node<'_>) -> String {
     let mut keep = 0;
     for line in body.split_inclusive('\n').take(2) {
         let t = line.trim_start();
-        let special = t.starts_with("#!") || (language == Language::Python && t.starts_with('#') && t.contains("coding"));
+        let special = t.starts_with("#!")
+            || (language == Language::Python && t.starts_with('#') && t.contains("coding"));
         if !special {
             break;
         }
@@ -231,18 +228,95 @@ fn is_function(language: Language, kind: &str) -> bool {
 /// Names a function must not have renamed whatever their binding: builtins and globals that
 /// a local could shadow in one place and the code read as the global in another.
 const PY_BUILTINS: &[&str] = &[
-    "abs", "all", "any", "bin", "bool", "bytes", "chr", "dict", "dir", "divmod", "enumerate",
-    "eval", "exec", "filter", "float", "format", "frozenset", "getattr", "globals", "hasattr",
-    "hash", "hex", "id", "input", "int", "isinstance", "issubclass", "iter", "len", "list",
-    "locals", "map", "max", "min", "next", "object", "oct", "ord", "pow", "print", "range",
-    "repr", "reversed", "round", "set", "setattr", "slice", "sorted", "str", "sum", "super",
-    "tuple", "type", "vars", "zip", "self", "cls",
+    "abs",
+    "all",
+    "any",
+    "bin",
+    "bool",
+    "bytes",
+    "chr",
+    "dict",
+    "dir",
+    "divmod",
+    "enumerate",
+    "eval",
+    "exec",
+    "filter",
+    "float",
+    "format",
+    "frozenset",
+    "getattr",
+    "globals",
+    "hasattr",
+    "hash",
+    "hex",
+    "id",
+    "input",
+    "int",
+    "isinstance",
+    "issubclass",
+    "iter",
+    "len",
+    "list",
+    "locals",
+    "map",
+    "max",
+    "min",
+    "next",
+    "object",
+    "oct",
+    "ord",
+    "pow",
+    "print",
+    "range",
+    "repr",
+    "reversed",
+    "round",
+    "set",
+    "setattr",
+    "slice",
+    "sorted",
+    "str",
+    "sum",
+    "super",
+    "tuple",
+    "type",
+    "vars",
+    "zip",
+    "self",
+    "cls",
 ];
 const JS_GLOBALS: &[&str] = &[
-    "Math", "Number", "String", "Object", "Array", "JSON", "console", "undefined", "NaN",
-    "Infinity", "parseInt", "parseFloat", "Set", "Map", "BigInt", "Symbol", "Date", "RegExp",
-    "Error", "Promise", "isNaN", "isFinite", "globalThis", "require", "module", "exports",
-    "process", "Buffer", "arguments", "eval",
+    "Math",
+    "Number",
+    "String",
+    "Object",
+    "Array",
+    "JSON",
+    "console",
+    "undefined",
+    "NaN",
+    "Infinity",
+    "parseInt",
+    "parseFloat",
+    "Set",
+    "Map",
+    "BigInt",
+    "Symbol",
+    "Date",
+    "RegExp",
+    "Error",
+    "Promise",
+    "isNaN",
+    "isFinite",
+    "globalThis",
+    "require",
+    "module",
+    "exports",
+    "process",
+    "Buffer",
+    "arguments",
+    "eval",
 ];
 /// Identifiers that let a function observe or reach its locals by name.
 const PY_INTROSPECTION: &[&str] = &["locals", "vars", "eval", "exec", "globals", "dir"];
@@ -254,8 +328,15 @@ fn py_targets(code: &str, node: Node<'_>, out: &mut BTreeSet<String>) {
         "identifier" => {
             out.insert(text(code, node).to_owned());
         }
-        "pattern_list" | "tuple_pattern" | "list_pattern" | "parenthesized_expression"
-        | "list" | "tuple" | "list_splat_pattern" | "list_splat" | "as_pattern_target" => {
+        "pattern_list"
+        | "tuple_pattern"
+        | "list_pattern"
+        | "parenthesized_expression"
+        | "list"
+        | "tuple"
+        | "list_splat_pattern"
+        | "list_splat"
+        | "as_pattern_target" => {
             let mut c = node.walk();
             for child in node.named_children(&mut c) {
                 py_targets(code, child, out);
@@ -282,7 +363,12 @@ fn is_variable_use(language: Language, node: Node<'_>) -> bool {
     }
 }
 
-fn renamed_locals(language: Language, code: &str, root: Node<'_>, preamble: &str) -> Option<String> {
+fn renamed_locals(
+    language: Language,
+    code: &str,
+    root: Node<'_>,
+    preamble: &str,
+) -> Option<String> {
     // Outermost functions: nested ones are renamed with their parent, consistently.
     let mut functions = Vec::new();
     walk(root, |n| {
@@ -343,7 +429,13 @@ fn renamed_locals(language: Language, code: &str, root: Node<'_>, preamble: &str
         walk(f, |n| {
             let kind = n.kind();
             match (language, kind) {
-                (_, "formal_parameters" | "parameters" | "lambda_parameters" | "inferred_parameters") => {
+                (
+                    _,
+                    "formal_parameters"
+                    | "parameters"
+                    | "lambda_parameters"
+                    | "inferred_parameters",
+                ) => {
                     walk(n, |p| {
                         if p.kind() == "identifier" {
                             excluded.insert(text(code, p).to_owned());
@@ -351,7 +443,10 @@ fn renamed_locals(language: Language, code: &str, root: Node<'_>, preamble: &str
                         true
                     });
                 }
-                (Language::Python, "assignment" | "augmented_assignment" | "for_statement" | "for_in_clause") => {
+                (
+                    Language::Python,
+                    "assignment" | "augmented_assignment" | "for_statement" | "for_in_clause",
+                ) => {
                     if let Some(left) = n.child_by_field_name("left") {
                         py_targets(code, left, &mut declared);
                     }
@@ -366,7 +461,14 @@ fn renamed_locals(language: Language, code: &str, root: Node<'_>, preamble: &str
                         py_targets(code, alias, &mut declared);
                     }
                 }
-                (Language::Python, "global_statement" | "nonlocal_statement" | "import_statement" | "import_from_statement" | "future_import_statement") => {
+                (
+                    Language::Python,
+                    "global_statement"
+                    | "nonlocal_statement"
+                    | "import_statement"
+                    | "import_from_statement"
+                    | "future_import_statement",
+                ) => {
                     walk(n, |p| {
                         if p.kind() == "identifier" {
                             excluded.insert(text(code, p).to_owned());
@@ -422,7 +524,10 @@ fn renamed_locals(language: Language, code: &str, root: Node<'_>, preamble: &str
                         declared.insert(text(code, name).to_owned());
                     }
                 }
-                (Language::Java, "enhanced_for_statement" | "catch_formal_parameter" | "resource") => {
+                (
+                    Language::Java,
+                    "enhanced_for_statement" | "catch_formal_parameter" | "resource",
+                ) => {
                     if let Some(name) = n.child_by_field_name("name") {
                         declared.insert(text(code, name).to_owned());
                     }
@@ -510,8 +615,7 @@ fn comments_and_docstrings(language: Language, code: &str, root: Node<'_>) -> Op
                 3
             } else if t.starts_with("/*") || t.starts_with("//") {
                 2
-            } else if t.starts_with('#') && !t.starts_with("#!") && language == Language::Python
-            {
+            } else if t.starts_with('#') && !t.starts_with("#!") && language == Language::Python {
                 1
             } else {
                 0
@@ -556,7 +660,9 @@ fn comments_and_docstrings(language: Language, code: &str, root: Node<'_>) -> Op
                     && doc.kind() == "string"
                 {
                     let t = text(code, doc);
-                    let prefix = t.len() - t.trim_start_matches(|c: char| c.is_ascii_alphabetic()).len();
+                    let prefix = t.len()
+                        - t.trim_start_matches(|c: char| c.is_ascii_alphabetic())
+                            .len();
                     let p = &t[..prefix];
                     let quotes = &t[prefix..];
                     let open = if quotes.starts_with("\"\"\"") || quotes.starts_with("'''") {
@@ -582,7 +688,8 @@ fn is_plain_literal(language: Language, node: Node<'_>) -> bool {
         (Language::Python, "integer" | "float" | "true" | "false" | "none") => true,
         (Language::Python, "string") => {
             let mut c = node.walk();
-            node.named_children(&mut c).all(|k| k.kind() != "interpolation")
+            node.named_children(&mut c)
+                .all(|k| k.kind() != "interpolation")
         }
         (Language::Python, "list" | "dictionary" | "tuple") => node.named_child_count() == 0,
         (Language::Javascript, "number" | "true" | "false" | "null") => true,
@@ -726,8 +833,8 @@ fn reverse_definitions(language: Language, code: &str, root: Node<'_>) -> Option
                             def.child_by_field_name(field).is_some_and(|sig| {
                                 let mut found = false;
                                 walk(sig, |p| {
-                                    found |= p.kind() == "identifier"
-                                        && names.contains(text(code, p));
+                                    found |=
+                                        p.kind() == "identifier" && names.contains(text(code, p));
                                     true
                                 });
                                 found
@@ -796,20 +903,36 @@ mod tests {
         assert!(r.starts_with("# An equivalent rewrite"), "{r}");
         assert!(r.contains("\n        found = False\n"), "{r}");
         assert!(r.contains("\n    >>> close([1.0, 2.0], 0.5)\n"), "{r}");
-        assert!(r.contains("\n                                distance = abs"), "{r}");
+        assert!(
+            r.contains("\n                                distance = abs"),
+            "{r}"
+        );
     }
 
     #[test]
     fn python_locals_are_renamed_but_not_parameters_builtins_or_attributes() {
         let r = rewrite(Language::Python, PY, "renamed_locals").unwrap();
-        for new in ["found_rw", "count_rw", "idx_rw", "elem2_rw", "distance_rw", "text_rw"] {
+        for new in [
+            "found_rw",
+            "count_rw",
+            "idx_rw",
+            "elem2_rw",
+            "distance_rw",
+            "text_rw",
+        ] {
             assert!(r.contains(new), "{new}: {r}");
         }
         assert!(r.contains("def close(numbers: List[float], threshold: float)"));
-        assert!(r.contains("enumerate(numbers)") && r.contains("abs(elem_rw - elem2_rw)"), "{r}");
+        assert!(
+            r.contains("enumerate(numbers)") && r.contains("abs(elem_rw - elem2_rw)"),
+            "{r}"
+        );
         let attrs = "def f(xs):\n    total = 0\n    for x in xs:\n        total += x.total\n    return dict(total=total)\n";
         let r = rewrite(Language::Python, attrs, "renamed_locals").unwrap();
-        assert_eq!(r, "def f(xs):\n    total_rw = 0\n    for x_rw in xs:\n        total_rw += x_rw.total\n    return dict(total=total_rw)\n");
+        assert_eq!(
+            r,
+            "def f(xs):\n    total_rw = 0\n    for x_rw in xs:\n        total_rw += x_rw.total\n    return dict(total=total_rw)\n"
+        );
     }
 
     #[test]
@@ -821,12 +944,19 @@ mod tests {
             "y = 3\n\ndef f(x):\n    y = x\n    return y\n",
             "def f(x):\n    global y\n    y = x\n    return y\n",
         ] {
-            assert_eq!(rewrite(Language::Python, code, "renamed_locals"), None, "{code}");
+            assert_eq!(
+                rewrite(Language::Python, code, "renamed_locals"),
+                None,
+                "{code}"
+            );
         }
         // A comprehension variable named like a builtin the function also calls.
         let code = "def f(xs):\n    ys = [max for max in xs]\n    return max(ys)\n";
         let r = rewrite(Language::Python, code, "renamed_locals").unwrap();
-        assert_eq!(r, "def f(xs):\n    ys_rw = [max for max in xs]\n    return max(ys_rw)\n");
+        assert_eq!(
+            r,
+            "def f(xs):\n    ys_rw = [max for max in xs]\n    return max(ys_rw)\n"
+        );
         let js = "const f = (xs) => {\n  const { a } = xs;\n  let b = a;\n  return { b };\n}\n";
         assert_eq!(rewrite(Language::Javascript, js, "renamed_locals"), None);
     }
@@ -835,11 +965,20 @@ mod tests {
     fn javascript_and_java_locals_are_renamed() {
         let js = "const hasClose = (numbers, threshold) => {\n  for (let i = 0; i < numbers.length; i++) {\n    let distance = Math.abs(numbers[i] - threshold);\n    if (distance < threshold) { return true; }\n  }\n  return false;\n}\n";
         let r = rewrite(Language::Javascript, js, "renamed_locals").unwrap();
-        assert!(r.contains("let i_rw = 0; i_rw < numbers.length; i_rw++"), "{r}");
-        assert!(r.contains("let distance_rw = Math.abs(numbers[i_rw] - threshold)"), "{r}");
+        assert!(
+            r.contains("let i_rw = 0; i_rw < numbers.length; i_rw++"),
+            "{r}"
+        );
+        assert!(
+            r.contains("let distance_rw = Math.abs(numbers[i_rw] - threshold)"),
+            "{r}"
+        );
         let java = "import java.util.*;\n\nclass Solution {\n    int size;\n    public boolean f(List<Double> numbers, double t) {\n        int size = numbers.size();\n        for (double d : numbers) { double diff = d - t; if (diff < 0) return size > 0; }\n        return numbers.isEmpty();\n    }\n}\n";
         let r = rewrite(Language::Java, java, "renamed_locals").unwrap();
-        assert!(r.contains("double d_rw : numbers") && r.contains("double diff_rw = d_rw - t"), "{r}");
+        assert!(
+            r.contains("double d_rw : numbers") && r.contains("double diff_rw = d_rw - t"),
+            "{r}"
+        );
         // A field's name is not renamed: `size` may be `this.size`.
         assert!(r.contains("int size = numbers.size()"), "{r}");
     }
@@ -847,25 +986,39 @@ mod tests {
     #[test]
     fn comments_and_docstrings_are_reworded() {
         let r = rewrite(Language::Python, PY, "comments_and_docstrings").unwrap();
-        assert!(r.contains("    # A comment added by an equivalent rewrite.\n    \"\"\"Reworded.  Any two"), "{r}");
+        assert!(
+            r.contains(
+                "    # A comment added by an equivalent rewrite.\n    \"\"\"Reworded.  Any two"
+            ),
+            "{r}"
+        );
         assert!(r.contains("# Reworded: how far"), "{r}");
         let js = "/* Doc. */\nfunction f(x) {\n  // why\n  return x + 1;\n}\n";
         let r = rewrite(Language::Javascript, js, "comments_and_docstrings").unwrap();
-        assert_eq!(r, "/* Reworded: Doc. */\nfunction f(x) {\n  // A comment added by an equivalent rewrite.\n  // Reworded: why\n  return x + 1;\n}\n");
+        assert_eq!(
+            r,
+            "/* Reworded: Doc. */\nfunction f(x) {\n  // A comment added by an equivalent rewrite.\n  // Reworded: why\n  return x + 1;\n}\n"
+        );
     }
 
     #[test]
     fn independent_definitions_and_literal_declarations_are_reordered() {
         let py = "def a(x):\n    return b(x)\n\n# helper\ndef b(x):\n    i = 0\n    j = 1\n    return x + i + j\n";
         let r = rewrite(Language::Python, py, "reordered").unwrap();
-        assert_eq!(r, "# helper\ndef b(x):\n    j = 1\n    i = 0\n    return x + i + j\n\ndef a(x):\n    return b(x)\n");
+        assert_eq!(
+            r,
+            "# helper\ndef b(x):\n    j = 1\n    i = 0\n    return x + i + j\n\ndef a(x):\n    return b(x)\n"
+        );
         // A default naming another definition keeps the order.
         let py = "def a(x):\n    return x\n\ndef b(x, f=a):\n    return f(x)\n";
         assert_eq!(rewrite(Language::Python, py, "reordered"), None);
         let java = "class Solution {\n    int f(int x) { return g(x); }\n    int g(int x) {\n        int a = 1;\n        String s = \"s\";\n        return x + a + s.length();\n    }\n}\n";
         let r = rewrite(Language::Java, java, "reordered").unwrap();
         assert!(r.find("int g(").unwrap() < r.find("int f(").unwrap(), "{r}");
-        assert!(r.find("String s").unwrap() < r.find("int a = 1").unwrap(), "{r}");
+        assert!(
+            r.find("String s").unwrap() < r.find("int a = 1").unwrap(),
+            "{r}"
+        );
     }
 
     #[test]

@@ -6,7 +6,9 @@
 //! across the sandbox's slots. Rules, each `tests.<rule>` in `failed_rules`:
 //! `none_found` (no test functions), `error` (the tests do not compile or load against the
 //! reference), `fails_on_reference` (a test fails on the reference; named with its error),
-//! `misses_faulty` (a faulty variant survived every test). A limit reached on the reference
+//! `misses_faulty` (a faulty variant survived every test), `fails_on_equivalent_rewrite` (a
+//! test that passes on the reference fails on one of its equivalent rewrites, [`crate::rewrite`]:
+//! the suite tests the reference's text, not its behaviour). A limit reached on the reference
 //! (time, memory, output) is the verdict's reason, as for any other answer.
 
 use std::collections::BTreeMap;
@@ -14,6 +16,7 @@ use std::collections::BTreeMap;
 use passrate_runner::{RunnerError, SuiteOutcome, SuiteTarget};
 use passrate_schema::{GraderReport, Language, Reason, RuleFailure, Task, Variant, Verdict};
 
+use crate::rewrite::{self, Rewrite};
 use crate::{Execute, GradeError};
 
 /// The grader's name in reports.
@@ -80,10 +83,12 @@ fn task_error(task: &Task, language: Language, why: &str) -> GradeError {
 }
 
 /// What a unit-test task's suites run against: the implementation under test first, then
-/// each faulty variant, preamble included.
+/// each faulty variant, then each equivalent rewrite of the implementation, preamble
+/// included.
 struct Implementations<'t> {
     variant: &'t Variant,
     implementations: Vec<String>,
+    rewrites: Vec<Rewrite>,
     target: SuiteTarget<'t>,
 }
 
@@ -103,8 +108,10 @@ fn implementations(task: &Task, language: Language) -> Result<Implementations<'_
         return Err(task_error(task, language, "no faulty variants to catch"));
     }
     let preamble = variant.preamble.as_deref();
+    let rewrites = rewrite::equivalent_rewrites(language, given, preamble);
     let implementations = std::iter::once(given)
         .chain(variant.faulty_variants.iter().map(String::as_str))
+        .chain(rewrites.iter().map(|r| r.code.as_str()))
         .map(|code| with_preamble(preamble, code))
         .collect();
     let target = SuiteTarget::new(
@@ -115,6 +122,7 @@ fn implementations(task: &Task, language: Language) -> Result<Implementations<'_
     Ok(Implementations {
         variant,
         implementations,
+        rewrites,
         target,
     })
 }
@@ -132,12 +140,13 @@ pub fn trivial_suite_survives(
     language: Language,
 ) -> Result<bool, GradeError> {
     let Implementations {
+        variant,
         implementations,
         target,
         ..
     } = implementations(task, language)?;
     let tests = trivial_suite(language);
-    for faulty in &implementations[1..] {
+    for faulty in &implementations[1..=variant.faulty_variants.len()] {
         let outcome = runner.run_suite(language, faulty, tests, &target)?;
         if outcome.all_passed() {
             return Ok(true);
@@ -156,6 +165,7 @@ pub fn grade(
     let Implementations {
         variant,
         implementations,
+        rewrites,
         target,
     } = implementations(task, language)?;
     let task_error = |why: &str| task_error(task, language, why);
@@ -175,6 +185,18 @@ pub fn grade(
         runs.push(o?);
     }
     let reference = &runs[0];
+    let faulty_runs = &runs[1..=variant.faulty_variants.len()];
+    let rewrite_runs = &runs[1 + variant.faulty_variants.len()..];
+    // A rewrite that does not load is this grader's fault, never the answer's.
+    for (r, run) in rewrites.iter().zip(rewrite_runs) {
+        if let Some(e) = &run.load_error {
+            return Err(task_error(&format!(
+                "the equivalent rewrite `{}` does not load: {}",
+                r.name,
+                describe_error(Some(e))
+            )));
+        }
+    }
     if let Some(e) = &reference.load_error {
         return Err(task_error(&format!(
             "the implementation under test does not load: {}",
@@ -238,7 +260,7 @@ pub fn grade(
             ));
         }
         let mut survivors = Vec::new();
-        for (k, faulty) in runs[1..].iter().enumerate() {
+        for (k, faulty) in faulty_runs.iter().enumerate() {
             if caught(reference, faulty) {
                 faulty_caught += 1;
             } else {
@@ -262,6 +284,51 @@ pub fn grade(
             ));
         }
     }
+    // Only a suite that passes on the reference says anything about a rewrite.
+    let mut rewrites_passed = 0u64;
+    let mut rewrite_failures = Vec::new();
+    for (r, run) in rewrites.iter().zip(rewrite_runs) {
+        if run.all_passed() {
+            rewrites_passed += 1;
+        } else if reference.all_passed() {
+            rewrite_failures.push((r, run));
+        }
+    }
+    if let Some((r, run)) = rewrite_failures.first() {
+        let what = match (run.suite_error.as_ref(), run.first_failure(), &run.stop) {
+            (Some(e), _, _) => format!(
+                "the tests do not load against the equivalent rewrite `{}` ({}): {}",
+                r.name,
+                r.what,
+                describe_error(Some(e))
+            ),
+            (None, Some(c), _) => format!(
+                "test `{}` fails on the equivalent rewrite `{}` of the reference ({}): {}",
+                c.name,
+                r.name,
+                r.what,
+                describe_error(c.error.as_ref())
+            ),
+            (None, None, stop) => format!(
+                "the tests did not finish on the equivalent rewrite `{}` of the reference ({}){}",
+                r.name,
+                r.what,
+                stop.as_ref()
+                    .map(|s| format!(": {}", s.detail))
+                    .unwrap_or_default()
+            ),
+        };
+        let others = if rewrite_failures.len() > 1 {
+            let names: Vec<&str> = rewrite_failures[1..].iter().map(|(r, _)| r.name).collect();
+            format!("; it fails on `{}` too", names.join("`, `"))
+        } else {
+            String::new()
+        };
+        failed.push(rule(
+            "fails_on_equivalent_rewrite",
+            format!("{what}{others}: the tests depend on the reference's text, not only on its behaviour"),
+        ));
+    }
     if !failed.is_empty() && reason == Reason::Pass {
         reason = Reason::GraderRule;
     }
@@ -269,6 +336,8 @@ pub fn grade(
     let mut metrics = BTreeMap::new();
     metrics.insert("tests".to_owned(), reference.cases.len() as u64);
     metrics.insert("tests_passed_on_reference".to_owned(), tests_passed as u64);
+    metrics.insert("rewrites".to_owned(), rewrites.len() as u64);
+    metrics.insert("rewrites_passed".to_owned(), rewrites_passed);
     Ok(Verdict {
         task: task.id.clone(),
         language,

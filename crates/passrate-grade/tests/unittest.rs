@@ -513,3 +513,106 @@ fn the_assert_nothing_check_runs_faulty_variants_up_to_the_first_survivor() {
     assert!(!survives);
     assert!(whole.passed(), "{whole:?}");
 }
+
+/// Suites that "kill every mutant" by testing the implementation's text instead of its
+/// behaviour: its code object compiled from the shown source, its source through the stack
+/// (JavaScript), the line numbers in its stack trace (Java). The equivalent rewrites of the
+/// reference (reformatted, renamed locals, reworded comments, reordered definitions) behave
+/// the same and have another text: the suites fail on them.
+#[test]
+fn suites_that_match_the_source_fail_on_equivalent_rewrites() {
+    let py_code_object = format!(
+        "from solution import is_sorted\n\ndef test_code():\n    ns = {{}}\n    exec(compile({PY_GIVEN:?}, 'solution.py', 'exec'), ns)\n    assert is_sorted.__code__ == ns['is_sorted'].__code__\n"
+    );
+    let js_function = JS_GIVEN["const isSorted = ".len()..].trim_end();
+    let js_function = &js_function[..js_function.len()];
+    let js_source = format!(
+        "const test = require('node:test');\nconst assert = require('node:assert');\nfunction source() {{\n  let fn;\n  const prep = Error.prepareStackTrace;\n  Error.prepareStackTrace = (e, sites) => sites;\n  const probe = {{ valueOf() {{ fn = new Error().stack[1].getFunction(); return 0; }} }};\n  try {{ isSorted([probe, 1]); }} finally {{ Error.prepareStackTrace = prep; }}\n  return fn === undefined ? '' : Function.prototype.toString.call(fn);\n}}\ntest('source', () => {{ assert.strictEqual(source(), {js_function:?}); }});\n"
+    );
+    // The line of `xs.size()` in the shown code, and a real test beside it.
+    let java_lines = "import java.util.*;\nclass T {\n static void testLine() {\n  try { new Solution().isSorted(null); throw new AssertionError(\"no exception\"); }\n  catch (NullPointerException e) { assert e.getStackTrace()[0].getLineNumber() == 5 : e.getStackTrace()[0]; }\n }\n static void testEqual() { assert new Solution().isSorted(List.of(1, 1)); }\n}\n";
+    check(&[
+        (
+            "code object equals the shown source's",
+            Language::Python,
+            &py_code_object,
+            Some("tests.fails_on_equivalent_rewrite"),
+        ),
+        (
+            "Function.prototype.toString through the stack",
+            Language::Javascript,
+            &js_source,
+            Some("tests.fails_on_equivalent_rewrite"),
+        ),
+        (
+            "line numbers of the stack trace",
+            Language::Java,
+            java_lines,
+            Some("tests.fails_on_equivalent_rewrite"),
+        ),
+    ]);
+    // The source itself is out of reach: a suite comparing it fails on the reference.
+    let inspect = format!(
+        "import inspect\n\ndef test_inspect():\n    assert inspect.getsource(is_sorted) == {PY_GIVEN:?}\n"
+    );
+    let v = judge(Language::Python, &inspect);
+    assert_eq!(
+        rules(&v).first(),
+        Some(&"tests.fails_on_reference"),
+        "{v:?}"
+    );
+}
+
+/// The rule names the rewrite a suite failed on and the test that failed.
+#[test]
+fn the_failing_rewrite_is_named() {
+    let tests = "from solution import is_sorted\n\ndef test_behaviour():\n    assert is_sorted([1, 1]) and not is_sorted([2, 1])\n\ndef test_first_line():\n    assert is_sorted.__code__.co_firstlineno == 1\n";
+    let v = judge(Language::Python, tests);
+    assert_eq!(v.reason, Reason::GraderRule, "{v:?}");
+    let detail = v.detail.unwrap();
+    assert!(
+        detail.starts_with("tests.fails_on_equivalent_rewrite: test `test_first_line` fails on the equivalent rewrite `reformatted`"),
+        "{detail}"
+    );
+    let g = v.grader.unwrap();
+    assert_eq!(g.faulty_caught, g.faulty_total);
+    assert!(g.metrics["rewrites"] >= 3, "{g:?}");
+    // The definition moves only in the reformatted rewrite (a comment is added inside it).
+    assert_eq!(
+        g.metrics["rewrites"] - g.metrics["rewrites_passed"],
+        1,
+        "{g:?}"
+    );
+}
+
+/// Suites whose code writes the harness's report itself: on the reference (told apart by
+/// behaviour) a test reports every test passed and the suite done, then ends the process;
+/// `test_b`, which fails everywhere, is never run there. The grader must not believe the
+/// report: `test_b` fails on the reference.
+#[test]
+#[ignore = "open (issue #23): the suite harnesses share their process, nonce and channel with the tests, so all three forgeries pass today"]
+fn a_report_forged_by_the_tests_is_not_believed() {
+    let py = "import os, sys\nfrom solution import is_sorted\n\ndef test_a():\n    if is_sorted([1, 1]) and not is_sorted([2, 1]):\n        f = sys._getframe()\n        while f is not None and 'send' not in f.f_locals:\n            f = f.f_back\n        send = f.f_locals['send']\n        send('{\"case\":0,\"ok\":null,\"cpu_us\":1}')\n        send('{\"case\":1,\"ok\":null,\"cpu_us\":1}')\n        send('{\"done\":null}')\n        os._exit(0)\n\ndef test_b():\n    assert False\n";
+    let js = "const test = require('node:test');\nconst fs = require('fs');\nfunction harness() {\n  const s = new (require('inspector').Session)();\n  s.connect();\n  const found = {};\n  const props = (id, f) => s.post('Runtime.getProperties', { objectId: id }, (e, r) => f(r));\n  s.post('Runtime.evaluate', { expression: 'globalThis.__passrate_run_test' }, (e, r) => {\n    props(r.result.objectId, (p) => {\n      const scopes = p.internalProperties.find((x) => x.name === '[[Scopes]]');\n      props(scopes.value.objectId, (list) => {\n        for (const sc of list.result) props(sc.value.objectId, (vars) => {\n          for (const v of vars.result) if (v.name === 'nonce' || v.name === 'seq') found[v.name] = v.value.value;\n        });\n      });\n    });\n  });\n  return found;\n}\nfunction frame(h, payload) {\n  fs.writeSync(4, 'PASSRATE ' + h.nonce + ' ' + h.seq + ' ' + Buffer.byteLength(payload) + '\\n' + payload + '\\n');\n  h.seq += 1;\n}\ntest('a', () => {\n  if (isSorted([1, 1]) && !isSorted([2, 1])) {\n    const h = harness();\n    frame(h, '{\"case\":0,\"ok\":null,\"cpu_us\":1}');\n    frame(h, '{\"case\":1,\"ok\":null,\"cpu_us\":1}');\n    frame(h, '{\"done\":null}');\n    process.reallyExit(0);\n  }\n});\ntest('b', () => { throw new Error('always'); });\n";
+    let java = "import java.util.*;\nimport java.lang.reflect.*;\nclass T {\n static void testA() throws Exception {\n  if (new Solution().isSorted(List.of(1, 1)) && !new Solution().isSorted(List.of(2, 1))) {\n   Method send = Class.forName(\"PassrateSuite\").getDeclaredMethod(\"send\", String.class);\n   send.setAccessible(true);\n   send.invoke(null, \"{\\\"case\\\":0,\\\"ok\\\":null,\\\"cpu_us\\\":1}\");\n   send.invoke(null, \"{\\\"case\\\":1,\\\"ok\\\":null,\\\"cpu_us\\\":1}\");\n   send.invoke(null, \"{\\\"done\\\":null}\");\n   Runtime.getRuntime().halt(0);\n  }\n }\n static void testB() { assert false; }\n}\n";
+    check(&[
+        (
+            "harness's send from the stack",
+            Language::Python,
+            py,
+            Some("tests.fails_on_reference"),
+        ),
+        (
+            "nonce through the inspector",
+            Language::Javascript,
+            js,
+            Some("tests.fails_on_reference"),
+        ),
+        (
+            "harness's send by reflection",
+            Language::Java,
+            java,
+            Some("tests.fails_on_reference"),
+        ),
+    ]);
+}
