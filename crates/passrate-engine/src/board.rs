@@ -1,12 +1,20 @@
-//! A week's leaderboard as stored, in three sections so that only like is compared with like
+//! A week's leaderboard as stored, in four sections so that only like is compared with like
 //! (ARCHITECTURE.md principle 11):
 //! - **ranked**: models that answered the whole sample, ordered, each with its rank interval
 //!   and tie group from the family bootstrap and the paired comparison with the next one down;
 //! - **partial coverage**: models that answered only part of the sample (replays of public
 //!   answer sets), each shown with its score on the tasks it answered (that subset's interval
 //!   and n) and compared with the next one only on the tasks both answered;
+//! - **unranked**: models whose infrastructure faults exceed
+//!   [`BoardOptions::max_fault_share`] of their units (1% by default). Unscored units change
+//!   a score, so such a model is shown with its faults and not ranked or compared until the
+//!   faulted units are re-run;
 //! - **controls**: `reference` and `known-buggy`, built from the pool, never ranked; a run
 //!   whose controls do not score 100% and 0% raises an alert.
+//!
+//! Every row carries its infrastructure faults and their share of the model's units. The
+//! threshold only sorts stored records into sections: it changes no record, so it is a board
+//! option and not part of a run's configuration.
 //!
 //! The per-task outcomes are read back from the runs that produced the records, so a
 //! leaderboard printed later is the one the run printed. Drift signals are the records' own.
@@ -28,7 +36,25 @@ use crate::source::{KNOWN_BUGGY_MODEL, REFERENCE_MODEL};
 pub enum Section {
     Ranked,
     PartialCoverage,
+    /// Too many infrastructure faults to rank (`BoardOptions::max_fault_share`).
+    Unranked,
     Controls,
+}
+
+/// How the board is drawn from the stored records.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct BoardOptions {
+    /// A model whose infrastructure faults are more than this share of its units (0.01 =
+    /// 1%; within 0..=1, 1 ranks every model) is not ranked until they are re-run.
+    pub max_fault_share: f64,
+}
+
+impl Default for BoardOptions {
+    fn default() -> Self {
+        BoardOptions {
+            max_fault_share: 0.01,
+        }
+    }
 }
 
 /// One line of the leaderboard.
@@ -54,6 +80,10 @@ pub struct BoardRow {
     pub unscored_tasks: u32,
     /// Units whose outcome was a sandbox or model API fault.
     pub infrastructure_faults: u32,
+    /// The model's units in the sample (every outcome of the record, faults included).
+    pub units: u32,
+    /// `infrastructure_faults / units` (0 without units).
+    pub fault_share: f64,
     /// This model against the next one down in its section, on the tasks both scored
     /// (answered, in the partial section); `None` on a section's last row.
     pub vs_next: Option<PairComparison>,
@@ -61,20 +91,49 @@ pub struct BoardRow {
     pub drift: Option<DriftSignals>,
 }
 
-/// A week's leaderboard in three sections.
+impl BoardRow {
+    /// Why an unranked row is not ranked, e.g. "not ranked: 3 infrastructure faults (2.0% of
+    /// 150 units), re-run to rank"; `None` for rows of other sections.
+    pub fn unranked_note(&self) -> Option<String> {
+        (self.section == Section::Unranked).then(|| {
+            format!(
+                "not ranked: {} infrastructure fault{} ({:.1}% of {} units), re-run to rank",
+                self.infrastructure_faults,
+                if self.infrastructure_faults == 1 {
+                    ""
+                } else {
+                    "s"
+                },
+                self.fault_share * 100.0,
+                self.units
+            )
+        })
+    }
+}
+
+/// A week's leaderboard in four sections.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Board {
     pub week: String,
     pub ranked: Vec<BoardRow>,
     pub partial: Vec<BoardRow>,
+    /// Models with too many infrastructure faults to rank, by name.
+    #[serde(default)]
+    pub unranked: Vec<BoardRow>,
     pub controls: Vec<BoardRow>,
+    /// The options the board was drawn with.
+    #[serde(default)]
+    pub options: BoardOptions,
     /// Controls that did not score what they must (reference 100%, known-buggy 0%).
     pub alerts: Vec<String>,
 }
 
 impl Board {
     pub fn is_empty(&self) -> bool {
-        self.ranked.is_empty() && self.partial.is_empty() && self.controls.is_empty()
+        self.ranked.is_empty()
+            && self.partial.is_empty()
+            && self.unranked.is_empty()
+            && self.controls.is_empty()
     }
 
     /// Every row, section by section.
@@ -82,6 +141,7 @@ impl Board {
         self.ranked
             .iter()
             .chain(&self.partial)
+            .chain(&self.unranked)
             .chain(&self.controls)
     }
 }
@@ -95,9 +155,29 @@ struct Entry<'a> {
     answered: ModelOutcomes,
 }
 
-fn section_of(record: &ScoreRecord) -> Section {
+/// A record's infrastructure faults and units (its `reasons` count every sample unit).
+fn faults(record: &ScoreRecord) -> (u32, u32) {
+    let faults = record
+        .reasons
+        .iter()
+        .filter(|(reason, _)| reason.is_infrastructure())
+        .map(|(_, n)| n)
+        .sum();
+    (faults, record.reasons.values().sum())
+}
+
+fn fault_share(record: &ScoreRecord) -> f64 {
+    match faults(record) {
+        (_, 0) => 0.0,
+        (faults, units) => f64::from(faults) / f64::from(units),
+    }
+}
+
+fn section_of(record: &ScoreRecord, options: &BoardOptions) -> Section {
     if record.model == REFERENCE_MODEL || record.model == KNOWN_BUGGY_MODEL {
         Section::Controls
+    } else if fault_share(record) > options.max_fault_share {
+        Section::Unranked
     } else if record.coverage < 1.0 {
         Section::PartialCoverage
     } else {
@@ -105,11 +185,22 @@ fn section_of(record: &ScoreRecord) -> Section {
     }
 }
 
-/// The leaderboard of `week` (empty when nothing is recorded for it).
+/// The leaderboard of `week` (empty when nothing is recorded for it), with the default
+/// [`BoardOptions`].
 pub async fn leaderboard(
     store: &Store,
     week: &str,
     config: &ScoreConfig,
+) -> Result<Board, EngineError> {
+    leaderboard_with(store, week, config, &BoardOptions::default()).await
+}
+
+/// The leaderboard of `week` drawn with `options`.
+pub async fn leaderboard_with(
+    store: &Store,
+    week: &str,
+    config: &ScoreConfig,
+    options: &BoardOptions,
 ) -> Result<Board, EngineError> {
     let stored = store.leaderboard(week).await?;
     let mut scorer = Scorer::new(config.clone()).map_err(EngineError::score(""))?;
@@ -157,13 +248,15 @@ pub async fn leaderboard(
         week: week.to_string(),
         ranked: Vec::new(),
         partial: Vec::new(),
+        unranked: Vec::new(),
         controls: Vec::new(),
+        options: *options,
         alerts: Vec::new(),
     };
     let of = |section| {
         entries
             .iter()
-            .filter(move |e| section_of(&e.stored.record) == section)
+            .filter(move |e| section_of(&e.stored.record, options) == section)
     };
 
     let ranked: Vec<Contender<'_>> = of(Section::Ranked)
@@ -210,6 +303,16 @@ pub async fn leaderboard(
             vs_next,
             ..plain_row(entry, Section::PartialCoverage, answered_estimate(entry))
         });
+    }
+
+    let mut unranked: Vec<&Entry<'_>> = of(Section::Unranked).collect();
+    unranked.sort_by(|x, y| x.stored.record.model.cmp(&y.stored.record.model));
+    for entry in unranked {
+        board.unranked.push(plain_row(
+            entry,
+            Section::Unranked,
+            entry.stored.record.overall,
+        ));
     }
 
     for entry in of(Section::Controls) {
@@ -261,6 +364,7 @@ fn plain_row(entry: &Entry<'_>, section: Section, shown: Estimate) -> BoardRow {
     } else {
         &entry.all
     };
+    let (infrastructure_faults, units) = faults(record);
     BoardRow {
         tasks: behind.tasks.len() as u32,
         section,
@@ -271,12 +375,9 @@ fn plain_row(entry: &Entry<'_>, section: Section, shown: Estimate) -> BoardRow {
         shown,
         record: record.clone(),
         unscored_tasks: entry.all.unscored_tasks.len() as u32,
-        infrastructure_faults: record
-            .reasons
-            .iter()
-            .filter(|(reason, _)| reason.is_infrastructure())
-            .map(|(_, n)| n)
-            .sum(),
+        infrastructure_faults,
+        units,
+        fault_share: fault_share(record),
         vs_next: None,
         drift: record.drift.clone(),
     }

@@ -21,7 +21,7 @@ pub mod judge;
 pub mod samples;
 pub mod source;
 
-pub use board::{Board, BoardRow, Section, leaderboard};
+pub use board::{Board, BoardOptions, BoardRow, Section, leaderboard, leaderboard_with};
 pub use cache::StoreCache;
 pub use cycle::{
     Cycle, CycleOptions, CycleReport, EventSink, Timings, UnscoredModel, run_config, run_id,

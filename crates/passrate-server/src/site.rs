@@ -132,6 +132,10 @@ struct Line {
     coverage: String,
     compliance: String,
     faults: u32,
+    /// The faults' share of the model's units, e.g. `2.0%`.
+    fault_share: String,
+    /// Why the row is not ranked (unranked section only).
+    unranked: Option<String>,
     drift: Option<String>,
     vs_next: String,
     compare_href: Option<String>,
@@ -141,7 +145,7 @@ struct Line {
 struct SectionView {
     id: &'static str,
     title: &'static str,
-    note: &'static str,
+    note: String,
     chart: String,
     lines: Vec<Line>,
 }
@@ -227,6 +231,8 @@ fn line(
         coverage: pct(r.coverage),
         compliance: pct(r.compliance_rate),
         faults: row.infrastructure_faults,
+        fault_share: format!("{:.1}%", row.fault_share * 100.0),
+        unranked: row.unranked_note(),
         drift: row
             .drift
             .as_ref()
@@ -263,19 +269,33 @@ fn section(
             "Ranked",
             "Models that answered the whole sample. Rank intervals and tie groups come from the \
              family bootstrap: models sharing a tie group (T1, T2, …, shaded alike) cannot be \
-             ordered by what the data shows.",
+             ordered by what the data shows."
+                .to_string(),
         ),
         Section::PartialCoverage => (
             "partial",
             "Partial coverage",
             "Models that answered only part of the sample (replays of public answer sets), \
-             scored on the tasks they answered; not ranked against the full-coverage models.",
+             scored on the tasks they answered; not ranked against the full-coverage models."
+                .to_string(),
+        ),
+        Section::Unranked => (
+            "unranked",
+            "Not ranked",
+            format!(
+                "Models whose infrastructure faults (sandbox or API failures left after the \
+                 retries, never the model's failures) exceed {:.1}% of their units. Unscored \
+                 units change a score, so these are not ranked or compared until the faulted \
+                 units are re-run.",
+                board.options.max_fault_share * 100.0
+            ),
         ),
         Section::Controls => (
             "controls",
             "Controls",
             "Built from the pool: the reference solutions must score 100% and the known-buggy \
-             variants 0%. Never ranked.",
+             variants 0%. Never ranked."
+                .to_string(),
         ),
     };
     SectionView {
@@ -331,6 +351,7 @@ async fn board(
     for (kind, rows) in [
         (Section::Ranked, &board.ranked),
         (Section::PartialCoverage, &board.partial),
+        (Section::Unranked, &board.unranked),
         (Section::Controls, &board.controls),
     ] {
         if !rows.is_empty() {

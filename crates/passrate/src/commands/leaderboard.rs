@@ -1,5 +1,7 @@
 //! `passrate leaderboard`: a week's leaderboard from the store: score with its 95% interval,
-//! compliance, coverage, and whether each model is distinguishable from the next one down.
+//! compliance, coverage, and whether each model is distinguishable from the next one down;
+//! every model's infrastructure faults with their share of its units, and the models with too
+//! many of them to rank.
 
 use std::fmt::Write as _;
 
@@ -110,7 +112,7 @@ fn tasks(row: &BoardRow) -> String {
     }
 }
 
-/// The leaderboard as text, in its three sections. Scores in percent with their 95%
+/// The leaderboard as text, in its sections (ranked, partial coverage, not ranked, controls). Scores in percent with their 95%
 /// intervals. Ranked models carry their rank interval and tie group (models whose rank
 /// intervals overlap share a group); "vs next" compares a model with the one below it in its
 /// section on the tasks both scored (paired bootstrap difference in points) and says `tied`
@@ -198,6 +200,39 @@ pub fn render(board: &Board) -> String {
         }
     }
 
+    if !board.unranked.is_empty() {
+        line(&mut s, String::new());
+        line(
+            &mut s,
+            format!(
+                "not ranked: infrastructure faults above {:.1}% of the model's units (unscored \
+                 units change a score)",
+                board.options.max_fault_share * 100.0
+            ),
+        );
+        line(
+            &mut s,
+            format!(
+                "{:<width$}  {:>6}  {:>14}  {:>10}  {:>7}  why",
+                "model", "score", "95% CI", "compliance", "tasks"
+            ),
+        );
+        for row in &board.unranked {
+            line(
+                &mut s,
+                format!(
+                    "{:<width$}  {:>6}  {:>14}  {:>10}  {:>7}  {}",
+                    row.record.model,
+                    pct(row.shown.score),
+                    interval(&row.shown),
+                    pct(row.record.compliance_rate),
+                    tasks(row),
+                    row.unranked_note().unwrap_or_default()
+                ),
+            );
+        }
+    }
+
     if !board.controls.is_empty() {
         line(&mut s, String::new());
         line(
@@ -276,7 +311,15 @@ pub fn render(board: &Board) -> String {
     let infra: Vec<String> = board
         .rows()
         .filter(|row| row.infrastructure_faults > 0)
-        .map(|row| format!("{} {}", row.record.model, row.infrastructure_faults))
+        .map(|row| {
+            format!(
+                "{} {} ({}% of {} units)",
+                row.record.model,
+                row.infrastructure_faults,
+                pct(row.fault_share),
+                row.units
+            )
+        })
         .collect();
     if !infra.is_empty() {
         line(
