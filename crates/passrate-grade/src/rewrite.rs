@@ -486,10 +486,8 @@ fn renamed_locals(
                         skip = true;
                     }
                 }
-                (Language::Python, "identifier") => {
-                    if PY_INTROSPECTION.contains(&text(code, n)) {
-                        skip = true;
-                    }
+                (Language::Python, "identifier") if PY_INTROSPECTION.contains(&text(code, n)) => {
+                    skip = true;
                 }
                 (Language::Javascript, "variable_declarator") => {
                     if let Some(name) = n.child_by_field_name("name") {
