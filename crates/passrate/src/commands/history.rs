@@ -39,7 +39,7 @@ pub fn run(args: Args) -> Result<i32, CliError> {
         writeln!(
             out,
             "{:<9}  {:>7}  {:>6}  {:>14}  {:>10}  {:>8}  {:>5}  {:<30}  run",
-            "week", "version", "score", "95% CI", "compliance", "coverage", "tasks", "evaluated at"
+            "week", "version", "score", "95% CI", "compliance", "coverage", "units", "evaluated at"
         )?;
         for stored in &history {
             let r = &stored.record;

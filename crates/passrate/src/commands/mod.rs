@@ -18,6 +18,7 @@ mod check;
 mod completions;
 mod error;
 mod evaluate;
+mod export;
 mod extract;
 mod history;
 mod leaderboard;
@@ -66,6 +67,8 @@ enum Command {
     Leaderboard(leaderboard::Args),
     /// Every score record of a model.
     History(history::Args),
+    /// One row per unit of a run or a week's board, as JSON Lines or CSV.
+    Export(export::Args),
     /// Run programs in the sandbox.
     #[command(subcommand)]
     Sandbox(sandbox::SandboxCommand),
@@ -164,6 +167,7 @@ fn dispatch(command: Command) -> Result<i32, CliError> {
         Command::Run(args) => run::run(args)?,
         Command::Leaderboard(args) => leaderboard::run(args)?,
         Command::History(args) => history::run(args)?,
+        Command::Export(args) => export::run(args)?,
         Command::Sandbox(cmd) => sandbox::run(cmd)?,
         Command::Schema(args) => schema::run(args)?,
         Command::Serve(args) => serve::run(args)?,
