@@ -79,6 +79,8 @@ fn help_of_each_command() {
         vec!["sample"],
         vec!["check"],
         vec!["extract"],
+        vec!["evaluate"],
+        vec!["export"],
         vec!["pool"],
         vec!["pool", "stats"],
         vec!["pool", "show"],
