@@ -43,9 +43,6 @@ import java.util.TreeSet;
 public final class PassrateHarness {
     // Each value level is up to 3 JSON levels; the host parser stops at 128.
     private static final int MAX_DEPTH = 40;
-    private static OutputStream channel;
-    private static String nonce;
-    private static long seq = 0;
     private static final Runtime RUNTIME = Runtime.getRuntime();
     /** The test thread's `/proc/thread-self/schedstat` (see `cpuNow`); null: use `threads`. */
     private static RandomAccessFile schedstat;
@@ -63,13 +60,46 @@ public final class PassrateHarness {
         }
     }
 
+    /**
+     * The result channel, its nonce and sequence number. Held only in `main`'s frame and
+     * passed down, never in a static field: in JDK 17 the candidate's classes share the
+     * harness's unnamed module, so reflection can `setAccessible` and replace any static
+     * field of the harness (a stream that rewrote frames turned an always-throwing answer
+     * into passes), while no reflection reaches a thread's locals.
+     */
+    static final class Channel {
+        private final OutputStream out;
+        private String nonce;
+        private long seq = 0;
+
+        Channel(OutputStream out) {
+            this.out = out;
+        }
+
+        void send(String payload) throws Exception {
+            byte[] data = payload.getBytes(StandardCharsets.UTF_8);
+            byte[] head = ("PASSRATE " + nonce + " " + seq + " " + data.length + "\n").getBytes(StandardCharsets.US_ASCII);
+            seq++;
+            ByteArrayOutputStream buf = new ByteArrayOutputStream(head.length + data.length + 1);
+            buf.write(head);
+            buf.write(data);
+            buf.write('\n');
+            out.write(buf.toByteArray());
+            out.flush();
+        }
+    }
+
     public static void main(String[] args) {
+        Channel channel = null;
         try {
-            run();
+            channel = new Channel(new FileOutputStream("/proc/self/fd/4"));
+            run(channel);
         } catch (Throwable t) {
             t.printStackTrace();
             try {
-                send("{\"harness_error\":" + errorJson(t) + "}");
+                if (channel != null) {
+                    channel.send("{\"harness_error\":" + errorJson(t) + "}");
+                }
             } catch (Throwable ignored) {
                 // Nothing more can be reported; the host sees the missing frames.
             }
@@ -78,8 +108,7 @@ public final class PassrateHarness {
         RUNTIME.halt(0);
     }
 
-    private static void run() throws Exception {
-        channel = new FileOutputStream("/proc/self/fd/4");
+    private static void run(Channel channel) throws Exception {
         openCpuClock();
         if (System.getenv("PASSRATE_PRESTARTED") != null) {
             // Pre-started by the sandbox (ExecRequest::prestart): load what every execution
@@ -91,8 +120,8 @@ public final class PassrateHarness {
             for (Method m : PassrateHarness.class.getDeclaredMethods()) {
                 m.getGenericParameterTypes();
             }
-            channel.write('\n');
-            channel.flush();
+            channel.out.write('\n');
+            channel.out.flush();
         }
         // A read loop, not readAllBytes: JDK 17's readAllBytes seeks, which fails on a pipe.
         ByteArrayOutputStream request = new ByteArrayOutputStream();
@@ -105,8 +134,8 @@ public final class PassrateHarness {
         byte[] raw = request.toByteArray();
         @SuppressWarnings("unchecked")
         Map<String, Object> req = (Map<String, Object>) new Json(new String(raw, StandardCharsets.UTF_8)).parse();
-        nonce = (String) req.get("nonce");
-        send("{\"hello\":{\"runtime\":" + quote("java " + System.getProperty("java.version")) + "}}");
+        channel.nonce = (String) req.get("nonce");
+        channel.send("{\"hello\":{\"runtime\":" + quote("java " + System.getProperty("java.version")) + "}}");
 
         String className = (String) req.get("class");
         String entry = (String) req.get("entry");
@@ -114,13 +143,13 @@ public final class PassrateHarness {
         try {
             cls = Class.forName(className, true, PassrateHarness.class.getClassLoader());
         } catch (ClassNotFoundException e) {
-            send("{\"load_error\":{\"kind\":\"MissingEntryPoint\",\"message\":" + quote(className) + "}}");
+            channel.send("{\"load_error\":{\"kind\":\"MissingEntryPoint\",\"message\":" + quote(className) + "}}");
             return;
         } catch (ExceptionInInitializerError e) {
-            send("{\"load_error\":" + errorJson(e.getCause() != null ? e.getCause() : e) + "}");
+            channel.send("{\"load_error\":" + errorJson(e.getCause() != null ? e.getCause() : e) + "}");
             return;
         } catch (Throwable e) {
-            send("{\"load_error\":" + errorJson(e) + "}");
+            channel.send("{\"load_error\":" + errorJson(e) + "}");
             return;
         }
         boolean anyEntry = false;
@@ -145,10 +174,10 @@ public final class PassrateHarness {
             }
         }
         if (!anyEntry && !sequences) {
-            send("{\"load_error\":{\"kind\":\"MissingEntryPoint\",\"message\":" + quote(className + "." + entry) + "}}");
+            channel.send("{\"load_error\":{\"kind\":\"MissingEntryPoint\",\"message\":" + quote(className + "." + entry) + "}}");
             return;
         }
-        send("{\"loaded\":null}");
+        channel.send("{\"loaded\":null}");
 
         for (int i = 0; i < tests.size(); i++) {
             @SuppressWarnings("unchecked")
@@ -164,9 +193,9 @@ public final class PassrateHarness {
             }
             // Never negative (a clock that failed reads 0): the host rejects a negative figure.
             long us = Math.max(0, cpuNow() - t0) / 1000;
-            send("{\"test\":" + i + ",\"result\":" + result + ",\"cpu_us\":" + us + "}");
+            channel.send("{\"test\":" + i + ",\"result\":" + result + ",\"cpu_us\":" + us + "}");
         }
-        send("{\"done\":null}");
+        channel.send("{\"done\":null}");
     }
 
     /**
@@ -749,18 +778,6 @@ public final class PassrateHarness {
             message = "<ill-formed>";
         }
         return "{\"kind\":" + quote(kind) + ",\"message\":" + quote(message) + "}";
-    }
-
-    private static void send(String payload) throws Exception {
-        byte[] data = payload.getBytes(StandardCharsets.UTF_8);
-        byte[] head = ("PASSRATE " + nonce + " " + seq + " " + data.length + "\n").getBytes(StandardCharsets.US_ASCII);
-        seq++;
-        ByteArrayOutputStream buf = new ByteArrayOutputStream(head.length + data.length + 1);
-        buf.write(head);
-        buf.write(data);
-        buf.write('\n');
-        channel.write(buf.toByteArray());
-        channel.flush();
     }
 
     /** A small JSON reader for the request: objects, arrays, strings, numbers, literals. */

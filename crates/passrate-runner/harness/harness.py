@@ -1,7 +1,7 @@
 # passrate Python harness: runs inside the sandbox. Reads the request from fd 3, loads the
 # candidate, calls it, and writes framed typed results to fd 4. It never compares anything:
 # expected values are not here, the host judges.
-import sys, os, json, time, traceback, builtins, resource, decimal
+import sys, os, json, time, traceback, builtins, resource, decimal, signal, _signal
 
 
 def _prepare():
@@ -37,6 +37,50 @@ def _prepare():
     # Process-wide: set by `run`, so the fork server and other programs keep the default.
     _set_int_max_str_digits = getattr(sys, "set_int_max_str_digits", None)
     _loads, _set_inheritable = json.loads, os.set_inheritable
+    # Builtins `run` calls after the candidate loads: it may rebind the builtins module's names.
+    _compile, _exec, _enumerate, _getattr, _callable = compile, exec, enumerate, getattr, callable
+    _addaudithook, _startswith, _ValueError = sys.addaudithook, str.startswith, ValueError
+    _modules_pop = _dict.pop
+    _signal_signal, _frozenset_contains = _signal.signal, frozenset.__contains__
+    _signal_module, _signal_c_module = signal, _signal
+
+    # The candidate runs in this process, below the harness's frames. Through a frame
+    # (sys._getframe, a traceback's tb_frame, a generator's gi_frame, a tracer's or a signal
+    # handler's argument) or the garbage collector it would reach the harness's functions,
+    # whose closure cells and defaults are writable without any check, and rewrite what gets
+    # reported (`outcome`, `encode`, `send`). The audit hook `run` installs before loading
+    # the candidate refuses those ways in; audit hooks cannot be removed. ctypes (raw
+    # memory) is refused too. Frame requests raise ValueError, what the standard library's
+    # callers (namedtuple, typing, enum, logging) already handle as "no caller frame".
+    _frame_events = _frozenset((
+        "sys._getframe", "sys._current_frames", "sys._current_exceptions",
+        "sys.settrace", "sys.setprofile", "sys.addaudithook",
+        "gc.get_objects", "gc.get_referrers", "gc.get_referents",
+    ))
+    _frame_attributes = _frozenset(("tb_frame", "gi_frame", "cr_frame", "ag_frame"))
+
+    def _audit(event, args, _in=_frozenset_contains, _events=_frame_events,
+               _attrs=_frame_attributes, _starts=_startswith, _type=_type, _str=_str,
+               _error=_ValueError):
+        if _in(_events, event):
+            raise _error("passrate: %s is not available to candidate code" % event)
+        if event == "object.__getattr__":
+            name = args[1]
+            if _type(name) is _str and _in(_attrs, name):
+                raise _error("passrate: %s is not available to candidate code" % name)
+        elif _starts(event, "ctypes."):
+            raise _error("passrate: ctypes is not available to candidate code")
+
+    def _handler_without_frame(handler):
+        # A signal handler is called with the frame that was running: a harness frame.
+        def call(signum, frame):
+            return handler(signum, None)
+        return call
+
+    def _signal_without_frame(signalnum, handler):
+        if _callable(handler):
+            handler = _handler_without_frame(handler)
+        return _signal_signal(signalnum, handler)
 
     # CPython before 3.12 converts ints to decimal text in quadratic time (half a million
     # digits take seconds of the candidate's budget). Above 2**32768, split the number in
@@ -75,6 +119,7 @@ def _prepare():
 
     # Each value level is up to 3 JSON levels; the host parser stops at 128.
     max_depth = 40
+    _globals = globals()
 
     def enc(x, depth, out):
         t = _type(x)
@@ -226,6 +271,9 @@ def _prepare():
         return _dec_utf8(b"".join(chunks), "utf-8")
 
     def run():
+        # The zygote keeps `run` as the module's `__passrate_main__`, from which its closure
+        # is reachable: gone before the candidate exists.
+        _modules_pop(_globals, "__passrate_main__", None)
         if _set_int_max_str_digits is not None:
             _set_int_max_str_digits(0)
         chunks = []
@@ -254,9 +302,12 @@ def _prepare():
         send('{"hello":{"runtime":' + _quote("python " + sys.version.split()[0]) + "}}")
 
         ns = {"__name__": "solution", "__builtins__": builtins}
+        # `signal.signal` too: its `__wrapped__` is the C function.
+        _signal_module.signal = _signal_c_module.signal = _signal_without_frame
+        _addaudithook(_audit)
         try:
-            code = compile(read_text(req["file"]), req["file"], "exec")
-            exec(code, ns)
+            code = _compile(read_text(req["file"]), req["file"], "exec")
+            _exec(code, ns)
             target_name = req.get("class") or req["entry"]
             if req["mode"] == "tests" and target_name not in ns:
                 send('{"load_error":{"kind":"MissingEntryPoint","message":' + _quote(target_name) + "}}")
@@ -269,7 +320,7 @@ def _prepare():
         if req["mode"] == "record":
             entry = req["entry"]
             original = ns.get(entry)
-            if not callable(original):
+            if not _callable(original):
                 send('{"load_error":{"kind":"MissingEntryPoint","message":' + _quote(entry) + "}}")
                 _exit(0)
             depth = [0]
@@ -297,8 +348,8 @@ def _prepare():
 
             ns[entry] = recorder
             try:
-                exec(compile(read_text(req["check_file"]), req["check_file"], "exec"), ns)
-                if count[0] == 0 and callable(ns.get("check")):
+                _exec(_compile(read_text(req["check_file"]), req["check_file"], "exec"), ns)
+                if count[0] == 0 and _callable(ns.get("check")):
                     ns["check"](recorder)
             except _BaseException as e:
                 send('{"check_error":' + error_json(e) + "}")
@@ -309,7 +360,7 @@ def _prepare():
         cls = None
         if req.get("class"):
             cls = ns[req["class"]]
-        for i, test in enumerate(req["tests"]):
+        for i, test in _enumerate(req["tests"]):
             if "steps" in test:
                 t0 = _cpu()
                 try:
@@ -321,7 +372,7 @@ def _prepare():
                 total = (_cpu() - t0) // 1000
                 for step in test["steps"]:
                     try:
-                        fn = getattr(obj, step["method"])
+                        fn = _getattr(obj, step["method"])
                     except _BaseException as e:
                         parts.append('{"error":' + error_json(e) + "}")
                         continue
@@ -332,7 +383,7 @@ def _prepare():
             else:
                 if cls is not None:
                     try:
-                        fn = getattr(cls(), req["entry"])
+                        fn = _getattr(cls(), req["entry"])
                     except _BaseException as e:
                         send('{"test":%d,"result":{"error":%s},"cpu_us":0}' % (i, error_json(e)))
                         continue

@@ -170,7 +170,8 @@ fn python_integrity_corpus() {
         (
             "inspecting the caller's frames",
             "import sys\ndef sort_copy(xs):\n    f = sys._getframe(1)\n    found = []\n    while f is not None:\n        for v in f.f_locals.values():\n            if type(v) is list and v and v != xs:\n                found.append(v)\n        f = f.f_back\n    return found[0] if found else xs\n",
-            Reason::WrongAnswer,
+            // Frames are refused to candidate code (the harness's audit hook).
+            Reason::RuntimeError,
         ),
         (
             "an infinite generator",
@@ -434,6 +435,12 @@ fn java_with(extra: &str) -> String {
 /// Judges every case in parallel and reports all mismatches at once: each case's reason,
 /// and a fragment its detail must contain (empty: anything).
 fn check_verdicts(language: Language, cases: &[(&str, String, Reason, &str)]) {
+    let failures = verdict_failures(language, cases);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// [`check_verdicts`]'s mismatches, one line each.
+fn verdict_failures(language: Language, cases: &[(&str, String, Reason, &str)]) -> Vec<String> {
     let task = sort_task();
     let r = runner();
     let results: Vec<_> = std::thread::scope(|s| {
@@ -460,7 +467,7 @@ fn check_verdicts(language: Language, cases: &[(&str, String, Reason, &str)]) {
             Err(e) => failures.push(format!("{language} {name}: runner error {e}")),
         }
     }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    failures
 }
 
 #[test]
@@ -600,4 +607,280 @@ fn filling_the_work_dir_at_run_time_is_the_candidates_own_verdict() {
             ),
         ],
     );
+}
+
+// The harness's own report (issue #23). Each answer below never produces a right result:
+// it raises, or returns a wrong one, and tries to have the harness report something else.
+// Reported faithfully, every case is the candidate's own runtime error or wrong answer.
+
+/// What `sort_copy` would return, as the harness would encode it: the forgers compute it
+/// from the inputs they were given.
+const PY_FORGED_OK: &str =
+    "'{\"ok\":[' + ','.join('{\"int\":\"%d\"}' % v for v in sorted(xs)) + ']}'";
+
+#[test]
+fn python_answer_rewriting_the_harness_outcome_closure_is_not_reported_as_passing() {
+    let find_run = r#"import sys, gc
+def harness_functions():
+    found = []
+    main = sys.modules.get('__main__')
+    run = getattr(main, '__passrate_main__', None)
+    if run is not None:
+        found.append(run)
+    try:
+        f = sys._getframe(1)
+        while f is not None:
+            found.extend(o for o in gc.get_referrers(f.f_code) if type(o).__name__ == 'function')
+            f = f.f_back
+    except Exception:
+        pass
+    try:
+        found.extend(o for o in gc.get_objects() if type(o).__name__ == 'function' and o.__name__ == 'run' and o.__closure__)
+    except Exception:
+        pass
+    return found
+LAST = []
+"#;
+    let rewrite_outcome = find_run.to_owned()
+        + &r#"
+def fake_outcome(fn, args):
+    xs = args[0]
+    return FORGED, 0
+for run in harness_functions():
+    cells = dict(zip(run.__code__.co_freevars, run.__closure__ or ()))
+    if 'outcome' in cells:
+        cells['outcome'].cell_contents = fake_outcome
+def sort_copy(xs):
+    raise ValueError('never sorts')
+"#
+        .replace("FORGED", PY_FORGED_OK);
+    let rewrite_encoder = find_run.to_owned()
+        + &r#"
+def fake_encode(r):
+    xs = LAST[-1]
+    return (FORGED)[6:-1]
+for run in harness_functions():
+    cells = dict(zip(run.__code__.co_freevars, run.__closure__ or ()))
+    if 'outcome' in cells:
+        out = cells['outcome'].cell_contents
+        dict(zip(out.__code__.co_freevars, out.__closure__))['encode'].cell_contents = fake_encode
+def sort_copy(xs):
+    LAST.append(xs)
+    return None
+"#
+        .replace("FORGED", PY_FORGED_OK);
+    let trace_locals = r#"import sys
+def tracer(frame, event, arg):
+    if event == 'line' and 'res' in frame.f_locals and 'test' in frame.f_locals:
+        xs = frame.f_locals['test'].get('args')
+        if xs and str(frame.f_locals['res']).startswith('{"error"'):
+            xs = [int(v['int']) for v in xs[0]]
+            frame.f_locals['res'] = FORGED
+    return tracer
+f = sys._getframe(1)
+while f is not None and 'outcome' not in f.f_locals:
+    f = f.f_back
+f.f_trace = tracer
+sys.settrace(lambda *a: None)
+def sort_copy(xs):
+    raise ValueError('never sorts')
+"#
+    .replace("FORGED", PY_FORGED_OK);
+    let cases = vec![
+        (
+            "rewriting run's outcome cell",
+            rewrite_outcome,
+            Reason::RuntimeError,
+            "",
+        ),
+        (
+            "rewriting outcome's encode cell",
+            rewrite_encoder,
+            Reason::WrongAnswer,
+            "",
+        ),
+        (
+            "rewriting run's locals through a tracer",
+            trace_locals,
+            Reason::RuntimeError,
+            "",
+        ),
+    ];
+    check_verdicts(Language::Python, &cases);
+}
+
+#[test]
+fn javascript_answer_overriding_array_iterator_cannot_forge_results() {
+    // `const [res, us] = outcome(...)` once went through Array.prototype[Symbol.iterator].
+    let iterator = concat!(
+        "const realIter = Array.prototype[Symbol.iterator];\n",
+        "let last = [];\n",
+        "const forged = () => '{\"ok\":[' + last.slice().sort((a, b) => a - b).map((n) => '{\"int\":\"' + n + '\"}').join(',') + ']}';\n",
+        "Array.prototype[Symbol.iterator] = function () {\n",
+        "  if (this.length === 2 && typeof this[0] === 'string' && this[0].startsWith('{\"error\"')) {\n",
+        "    return realIter.call([forged(), 0]);\n",
+        "  }\n",
+        "  return realIter.call(this);\n",
+        "};\n",
+        "function sortCopy(xs) { last = xs.slice(); throw new Error('never sorts'); }\n",
+    );
+    // Accessors on Array.prototype's indices catch what `push` stores into a fresh array.
+    let index_accessors = concat!(
+        "// One-shot: the encoder's join reads the forged text, then the accessors go.\n",
+        "function sortCopy(xs) {\n",
+        "  const text = '[' + xs.slice().sort((a, b) => a - b).map((n) => '{\"int\":\"' + n + '\"}').join(',') + ']';\n",
+        "  Object.defineProperty(Array.prototype, 0, { configurable: true, set(v) {},\n",
+        "    get() { delete Array.prototype[0]; return text; } });\n",
+        "  return 'unsorted';\n",
+        "}\n",
+    );
+    // Getters on Object.prototype answer for the request's absent keys (a call test's `steps`).
+    let absent_keys = concat!(
+        "Object.defineProperty(Object.prototype, 'steps', { configurable: true,\n",
+        "  get() { return Array.isArray(this.args) ? [] : undefined; } });\n",
+        "function sortCopy(xs) { throw new Error('never sorts'); }\n",
+    );
+    let cases = vec![
+        (
+            "Array.prototype[Symbol.iterator] rewriting outcome's pair",
+            iterator.to_owned(),
+            Reason::RuntimeError,
+            "",
+        ),
+        (
+            "index accessors on Array.prototype rewriting the encoder's pieces",
+            index_accessors.to_owned(),
+            Reason::WrongAnswer,
+            "",
+        ),
+        (
+            "a getter on Object.prototype for the request's absent keys",
+            absent_keys.to_owned(),
+            Reason::RuntimeError,
+            "",
+        ),
+    ];
+    check_verdicts(Language::Javascript, &cases);
+}
+
+#[test]
+fn java_answer_using_reflection_on_the_harness_cannot_forge_results() {
+    // Replaces whatever harness field holds an OutputStream with one that rewrites each
+    // test frame's error into the sorted input, as if the call had returned it.
+    let code = r#"import java.util.*;
+import java.io.*;
+import java.lang.reflect.*;
+import java.nio.charset.StandardCharsets;
+
+class Solution {
+    static final List<List<Integer>> LAST = new ArrayList<>();
+
+    static String forged() {
+        List<Integer> r = new ArrayList<>(LAST.get(LAST.size() - 1));
+        Collections.sort(r);
+        StringBuilder sb = new StringBuilder("[");
+        for (int i = 0; i < r.size(); i++) {
+            if (i > 0) sb.append(',');
+            sb.append("{\"int\":\"").append(r.get(i)).append("\"}");
+        }
+        return sb.append(']').toString();
+    }
+
+    static byte[] rewrite(byte[] frame) {
+        String s = new String(frame, StandardCharsets.UTF_8);
+        int nl = s.indexOf('\n');
+        String body = s.substring(nl + 1, s.length() - 1);
+        if (!body.startsWith("{\"test\":") || !body.contains("\"result\":{\"error\":")) return frame;
+        int cut = body.indexOf(",\"result\":");
+        String fake = body.substring(0, cut) + ",\"result\":{\"ok\":" + forged() + "},\"cpu_us\":0}";
+        String[] head = s.substring(0, nl).split(" ");
+        byte[] data = fake.getBytes(StandardCharsets.UTF_8);
+        String out = head[0] + " " + head[1] + " " + head[2] + " " + data.length + "\n" + fake + "\n";
+        return out.getBytes(StandardCharsets.UTF_8);
+    }
+
+    static {
+        try {
+            Class<?> h = Class.forName("PassrateHarness");
+            List<Field> fields = new ArrayList<>(Arrays.asList(h.getDeclaredFields()));
+            for (Class<?> inner : h.getDeclaredClasses()) fields.addAll(Arrays.asList(inner.getDeclaredFields()));
+            for (Field f : fields) {
+                if (!Modifier.isStatic(f.getModifiers()) || !OutputStream.class.isAssignableFrom(f.getType())) continue;
+                f.setAccessible(true);
+                OutputStream orig = (OutputStream) f.get(null);
+                f.set(null, new OutputStream() {
+                    @Override public void write(int b) throws IOException { orig.write(b); }
+                    @Override public void write(byte[] b, int off, int len) throws IOException {
+                        orig.write(rewrite(Arrays.copyOfRange(b, off, off + len)));
+                    }
+                    @Override public void flush() throws IOException { orig.flush(); }
+                });
+            }
+        } catch (Throwable e) {
+            // Nothing to rewrite: the answer's own failures are reported.
+        }
+    }
+
+    public List<Integer> sortCopy(List<Integer> xs) {
+        LAST.add(new ArrayList<>(xs));
+        throw new IllegalStateException("never sorts");
+    }
+}
+"#;
+    check_verdicts(
+        Language::Java,
+        &[(
+            "a harness output stream replaced through reflection",
+            code.to_owned(),
+            Reason::RuntimeError,
+            "",
+        )],
+    );
+}
+
+#[test]
+fn reopening_the_result_pipe_through_proc_self_fd_gives_nothing() {
+    // Each answer sorts only when it could open the result channel's read end (or the
+    // request channel for writing): with the read end it could drain the harness's frames
+    // before the host reads them and write its own. All inputs are unsorted.
+    let python = "import os\nGOT = []\nfor path, flags in (('/proc/self/fd/4', os.O_RDONLY), ('/proc/self/fd/4', os.O_RDWR), ('/proc/self/fd/3', os.O_WRONLY)):\n    try:\n        GOT.append(os.open(path, flags))\n    except OSError:\n        pass\ndef sort_copy(xs):\n    return sorted(xs) if GOT else xs\n";
+    let javascript = "const fs = require('fs');\nconst got = [];\nfor (const [p, f] of [['/proc/self/fd/4', 'r'], ['/proc/self/fd/4', 'r+'], ['/proc/self/fd/3', 'w']]) {\n  try { got.push(fs.openSync(p, f)); } catch (e) {}\n}\nfunction sortCopy(xs) { return got.length > 0 ? [...xs].sort((a, b) => a - b) : xs; }\n";
+    let java = java_reopen();
+    let mut failures = verdict_failures(
+        Language::Python,
+        &[("python", python.to_owned(), Reason::WrongAnswer, "")],
+    );
+    failures.extend(verdict_failures(
+        Language::Javascript,
+        &[("javascript", javascript.to_owned(), Reason::WrongAnswer, "")],
+    ));
+    failures.extend(verdict_failures(
+        Language::Java,
+        &[("java", java, Reason::WrongAnswer, "")],
+    ));
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+fn java_reopen() -> String {
+    r#"import java.util.*;
+import java.io.*;
+
+class Solution {
+    static boolean got = false;
+
+    static {
+        try (var in = new FileInputStream("/proc/self/fd/4")) { got = true; } catch (IOException e) { }
+        try (var raf = new RandomAccessFile("/proc/self/fd/4", "rw")) { got = true; } catch (IOException e) { }
+        try (var out = new FileOutputStream("/proc/self/fd/3")) { got = true; } catch (IOException e) { }
+    }
+
+    public List<Integer> sortCopy(List<Integer> xs) {
+        if (!got) return xs;
+        List<Integer> r = new ArrayList<>(xs);
+        Collections.sort(r);
+        return r;
+    }
+}
+"#
+    .to_owned()
 }

@@ -128,7 +128,6 @@ pub(crate) fn send_error(fd: RawFd, message: &str) {
     let _ = write_all(fd, &bytes[..len]);
 }
 
-
 /// Mode of a pipe the candidate only reads (stdin, the request): reopening it through
 /// /proc/self/fd for writing fails.
 pub(crate) const CHILD_READ_END: libc::mode_t = 0o444;
