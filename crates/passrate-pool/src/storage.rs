@@ -237,6 +237,38 @@ impl Pool {
             .unwrap_or_default())
     }
 
+    /// One task of the pool in `dir`, without loading the others: a command that needs a
+    /// single task (`check`, `pool show`) reads `pool.json`, then only the task's own file
+    /// (`tasks/<family>.jsonl.gz`, where [`Pool::save`] puts it), parses only the line that
+    /// holds it and checks that task. `None` when that file does not hold it; callers that
+    /// must tell "not in the pool" from "not where save puts it" load the whole pool then.
+    pub fn load_task(dir: impl AsRef<Path>, id: &str) -> Result<Option<Task>, PoolError> {
+        let dir = dir.as_ref();
+        let index_path = dir.join(INDEX_FILE);
+        let index: PoolIndex = read_document(&index_path)?;
+        if index.format_version != POOL_FORMAT_VERSION {
+            return Err(PoolError::FormatVersion {
+                file: index_path,
+                found: index.format_version,
+                supported: POOL_FORMAT_VERSION,
+            });
+        }
+        let rel = format!("tasks/{}.jsonl.gz", family(id));
+        if !index.task_files.contains(&rel) {
+            return Ok(None);
+        }
+        let path = dir.join(&rel);
+        let Some((line, task)) = read_one_task(&path, id)? else {
+            return Ok(None);
+        };
+        check_task(&task).map_err(|problem| PoolError::InvalidTask {
+            file: path.clone(),
+            line,
+            problem,
+        })?;
+        Ok(Some(task))
+    }
+
     /// The pool shipped with passrate: `$PASSRATE_POOL`, else the repository's `pool/`
     /// (found from this crate's manifest directory), else `pool/` beside the executable.
     pub fn bundled() -> Result<Pool, PoolError> {
@@ -472,6 +504,43 @@ pub fn read_task_file(path: &Path) -> Result<Vec<(usize, Task)>, PoolError> {
         tasks.push((i + 1, task));
     }
     Ok(tasks)
+}
+
+/// The task `id` from a task file, parsing only its line: a line is a candidate when its
+/// `"id"` (the second key as [`Pool::save`] writes it, looked for near the start) is `id`.
+fn read_one_task(path: &Path, id: &str) -> Result<Option<(usize, Task)>, PoolError> {
+    let file = fs_err::File::open(path)?;
+    let reader: Box<dyn Read> = if path.extension().is_some_and(|e| e == "gz") {
+        Box::new(GzDecoder::new(file))
+    } else {
+        Box::new(file)
+    };
+    let wanted = format!("\"id\":{}", serde_json::Value::from(id));
+    for (i, line) in BufReader::new(reader).lines().enumerate() {
+        let line = line.map_err(|e| PoolError::Document {
+            file: path.to_path_buf(),
+            message: format!("line {}: {e}", i + 1),
+        })?;
+        let head = &line.as_bytes()[..line.len().min(64 + wanted.len())];
+        if !head.windows(wanted.len()).any(|w| w == wanted.as_bytes()) {
+            continue;
+        }
+        let de = &mut serde_json::Deserializer::from_str(&line);
+        let task: Task = serde_path_to_error::deserialize(de).map_err(|e| {
+            let inner = e.inner();
+            PoolError::Parse {
+                file: path.to_path_buf(),
+                line: i + 1,
+                column: inner.column(),
+                path: e.path().to_string(),
+                message: without_position(inner),
+            }
+        })?;
+        if task.id == id {
+            return Ok(Some((i + 1, task)));
+        }
+    }
+    Ok(None)
 }
 
 /// serde_json's message without its trailing " at line 1 column N" (the line of a JSON

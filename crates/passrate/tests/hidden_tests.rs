@@ -6,8 +6,8 @@ mod common;
 use common::{passrate, tasks, write_tasks};
 use passrate_schema::Visibility;
 
-/// Judges an answer to `e2e/add` whose second test is hidden and which raises, naming the
-/// input, only on that test; returns stdout.
+/// Judges an answer to `e2e/add` (first test public, second hidden) which raises, naming the
+/// input, only on the hidden test; returns stdout.
 fn check_with_hidden_failure(json: bool) -> String {
     let dir = tempfile::tempdir().expect("tempdir");
     let mut pool = tasks();
@@ -15,6 +15,7 @@ fn check_with_hidden_failure(json: bool) -> String {
         .iter_mut()
         .find(|t| t.id == "e2e/add")
         .expect("e2e/add");
+    add.tests[0].visibility = Visibility::Public;
     add.tests[1].visibility = Visibility::Hidden;
     let pool_dir = write_tasks(&dir.path().join("pool"), pool);
     let answer = dir.path().join("answer.py");
@@ -88,6 +89,6 @@ fn check_json_shows_a_failing_hidden_test_only_by_its_verdict_name() {
     );
     assert!(verdict["detail"].is_null(), "{verdict}");
     // The public test keeps its details.
-    assert_eq!(test(0)["visibility"], "public");
+    assert_eq!(test(0)["visibility"], "public", "{verdict}");
     assert_eq!(test(0)["passed"], true);
 }

@@ -8,7 +8,7 @@ use passrate_extract::{ExtractRequest, extract};
 use passrate_pool::Pool;
 use passrate_runner::{Runner, RunnerOptions};
 use passrate_sandbox::{Sandbox, SandboxConfig};
-use passrate_schema::{Language, Reason, TestResult, Verdict, Visibility, exit};
+use passrate_schema::{Language, Reason, Task, TestResult, Verdict, Visibility, exit};
 use serde_json::{Value as Json, json};
 
 use super::CliError;
@@ -32,21 +32,31 @@ pub struct Args {
     file: String,
 }
 
+/// The task alone (its own file, one line parsed), so `check` answers in well under a
+/// second; only an id the pool may not hold loads the whole pool, to say so with its version.
+pub(super) fn open_task(pool: Option<&std::path::Path>, id: &str) -> Result<Task, CliError> {
+    let dir = match pool {
+        Some(dir) => dir.to_path_buf(),
+        None => passrate_pool::bundled_dir().map_err(CliError::Pool)?,
+    };
+    if let Some(task) = Pool::load_task(&dir, id).map_err(CliError::Pool)? {
+        return Ok(task);
+    }
+    let pool = Pool::load(&dir).map_err(CliError::Pool)?;
+    pool.get(id).cloned().ok_or_else(|| CliError::UnknownTask {
+        id: id.to_string(),
+        pool: pool.version().short().to_string(),
+    })
+}
+
 fn parse_language(s: &str) -> Result<Language, String> {
     Language::parse(s).ok_or_else(|| format!("unknown language `{s}` (python, javascript, java)"))
 }
 
 pub fn run(args: Args) -> Result<i32, CliError> {
     let raw = super::extract::read_input(&args.file, "the candidate")?;
-    let pool = match &args.pool {
-        Some(dir) => Pool::load(dir),
-        None => Pool::bundled(),
-    }
-    .map_err(CliError::Pool)?;
-    let task = pool.get(&args.task).ok_or_else(|| CliError::UnknownTask {
-        id: args.task.clone(),
-        pool: pool.version().short().to_string(),
-    })?;
+    let task = open_task(args.pool.as_deref(), &args.task)?;
+    let task = &task;
     let variant = task
         .variants
         .get(&args.lang)

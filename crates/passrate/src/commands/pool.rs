@@ -408,12 +408,8 @@ fn run_into(args: Args, out: &mut String) -> Result<i32, CliError> {
             include_hidden,
             json,
         } => {
-            let pool = load(&args.pool)?;
-            let task = pool.get(&id).ok_or_else(|| CliError::UnknownTask {
-                id: id.clone(),
-                pool: pool.version().short().to_string(),
-            })?;
-            let (shown, removed) = redact(task, include_hidden);
+            let task = super::check::open_task(args.pool.as_deref(), &id)?;
+            let (shown, removed) = redact(&task, include_hidden);
             let text = if json {
                 serde_json::to_string(&shown)
             } else {
