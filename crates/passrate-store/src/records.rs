@@ -56,15 +56,63 @@ impl Store {
         Ok(self.append(record, None).await?.value)
     }
 
-    /// Appends the score of `record.run_id` for `record.model` unless that run already
-    /// recorded one for that model, in which case the stored record is returned with
-    /// `inserted == false`. This is what a resumed run calls: it never appends twice.
+    /// Appends the score of `record.run_id` for `record.model` unless the latest record that
+    /// run holds for that model has the same result (overall estimate and outcome counts), in
+    /// which case that record is returned with `inserted == false`: a resumed run that
+    /// changed nothing never appends. A different result (units that had faulted, re-run and
+    /// now judged) is appended as a correction, the next version, so the board shows it.
     pub async fn append_score_record_for_run(
         &self,
         record: &ScoreRecord,
     ) -> Result<Inserted<StoredRecord>> {
-        let key = to_json(&[&record.run_id, &record.model], "idempotency key")?;
+        let latest = self
+            .latest_record_of_run(&record.run_id, &record.model)
+            .await?;
+        if let Some(latest) = latest.as_ref()
+            && latest.record.overall == record.overall
+            && latest.record.reasons == record.reasons
+        {
+            return Ok(Inserted {
+                value: latest.clone(),
+                inserted: false,
+            });
+        }
+        // The first record of a run keeps the key it always had; a correction is keyed by
+        // its result, so concurrent writers of the same correction append it once.
+        let key = match latest {
+            None => to_json(&[&record.run_id, &record.model], "idempotency key")?,
+            Some(_) => {
+                let result = to_json(&(&record.overall, &record.reasons), "the record's result")?;
+                let digest = blake3::hash(result.as_bytes()).to_hex().to_string();
+                to_json(&[&record.run_id, &record.model, &digest], "idempotency key")?
+            }
+        };
         self.append(record, Some(key)).await
+    }
+
+    /// The latest version among the records `run_id` appended for `model`.
+    async fn latest_record_of_run(
+        &self,
+        run_id: &str,
+        model: &str,
+    ) -> Result<Option<StoredRecord>> {
+        let sql = select_record!("WHERE run_id = $1 AND model = $2");
+        let rows: Vec<RecordRow> = with_pool!(self, pool =>
+            sqlx::query_as(sql).bind(run_id).bind(model).fetch_all(pool).await)
+        .map_err(StoreError::query(format!(
+            "read the records of run {run_id} for model {model}"
+        )))?;
+        let mut latest: Option<StoredRecord> = None;
+        for row in rows {
+            let stored = record_from_row(row)?;
+            if latest
+                .as_ref()
+                .is_none_or(|l| stored.record.record_version > l.record.record_version)
+            {
+                latest = Some(stored);
+            }
+        }
+        Ok(latest)
     }
 
     async fn append(

@@ -203,6 +203,37 @@ async fn append_for_run_is_idempotent(t: &Target) -> anyhow::Result<()> {
     let correction = store.append_score_record(&later).await?;
     ensure!(correction.record.record_version == 2);
     ensure!(t.raw.count("score_records").await? == 3);
+
+    // The run's result changes (units that had faulted were re-run): a correction is
+    // appended once, however many writers, and is what the leaderboard shows; the same
+    // result again appends nothing.
+    let mut rerun = record("n", "2026-W48", "run-1", 160);
+    rerun.evaluated_at = "2026-11-25T00:00:00Z".to_string();
+    let mut handles = Vec::new();
+    for _ in 0..4 {
+        let store = store.clone();
+        let rerun = rerun.clone();
+        handles.push(tokio::spawn(async move {
+            store.append_score_record_for_run(&rerun).await
+        }));
+    }
+    let mut inserted = 0;
+    for handle in handles {
+        let outcome = handle.await??;
+        ensure!(outcome.value.record.record_version == 2);
+        ensure!(outcome.value.record.overall.passes == 160);
+        inserted += usize::from(outcome.inserted);
+    }
+    ensure!(inserted == 1, "{inserted} calls appended the correction");
+    let again = store.append_score_record_for_run(&rerun).await?;
+    ensure!(!again.inserted && again.value.record.record_version == 2);
+    let board = store.leaderboard("2026-W48").await?;
+    let n = board
+        .iter()
+        .find(|r| r.record.model == "n")
+        .expect("n on the board");
+    ensure!(n.record.overall.passes == 160 && n.record.record_version == 2);
+    ensure!(t.raw.count("score_records").await? == 4);
     Ok(())
 }
 
