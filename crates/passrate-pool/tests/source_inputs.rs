@@ -8,10 +8,10 @@
 
 mod shared_data;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::process::Command;
 
-use passrate_pool::storage::Pool;
+use passrate_pool::storage::{Pool, bundled_dir, read_extra_file};
 use passrate_schema::{Expected, TestCase, TestForm, Value, Visibility};
 
 /// Writes, per task, its base and extra inputs as passrate's wire encoding (JSON Lines).
@@ -95,24 +95,21 @@ fn read_sources(data: &std::path::Path) -> BTreeMap<String, SourceInputs> {
         .collect()
 }
 
-/// The same input once written as JSON: tuples and sets are arrays; numbers compare exactly
-/// (ints as integers of any size, floats bit for bit, NaN equal to NaN).
-fn same_input(pool: &Value, source: &Value) -> bool {
-    match (pool, source) {
-        (Value::List(a) | Value::Tuple(a) | Value::Set(a), Value::List(b)) => {
-            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same_input(x, y))
+/// An input as JSON holds it (tuples and sets are arrays), encoded canonically: equal keys
+/// mean the same input, ints exactly at any size and floats bit for bit (NaN is NaN).
+fn json_key(args: &[Value]) -> Vec<u8> {
+    fn as_json(v: &Value) -> Value {
+        match v {
+            Value::List(a) | Value::Tuple(a) | Value::Set(a) => {
+                Value::List(a.iter().map(as_json).collect())
+            }
+            Value::Map(kv) => {
+                Value::Map(kv.iter().map(|(k, v)| (as_json(k), as_json(v))).collect())
+            }
+            other => other.clone(),
         }
-        (Value::Float(a), Value::Float(b)) => {
-            (a.is_nan() && b.is_nan()) || a.to_bits() == b.to_bits()
-        }
-        (Value::Map(a), Value::Map(b)) => {
-            a.len() == b.len()
-                && a.iter()
-                    .zip(b)
-                    .all(|((k1, v1), (k2, v2))| same_input(k1, k2) && same_input(v1, v2))
-        }
-        _ => pool == source,
     }
+    as_json(&Value::List(args.to_vec())).canonical_bytes()
 }
 
 fn args_of(test: &TestCase) -> &[Value] {
@@ -132,6 +129,20 @@ fn every_evalplus_input_in_the_pool_is_its_source_value() {
     };
     let sources = read_sources(&data);
     let pool = Pool::bundled().expect("the bundled pool loads");
+    // Each extra-tests file read once (`Pool::extra_tests` reads a family's file per call).
+    let dir = bundled_dir().expect("the bundled pool");
+    let mut extra_tests: BTreeMap<String, Vec<TestCase>> = BTreeMap::new();
+    for family in ["humaneval", "mbpp"] {
+        for e in read_extra_file(&dir.join(format!("extra/{family}.jsonl.gz")))
+            .expect("extra tests read")
+        {
+            extra_tests.insert(e.id, e.tests);
+        }
+    }
+    assert_eq!(
+        pool.extra_tests("humaneval/155").expect("extra tests read"),
+        extra_tests["humaneval/155"]
+    );
     let (mut checked, mut source_extra, mut kept_extra, mut digests) = (0, 0, 0, 0);
     let mut tasks = 0;
     for (id, source) in &sources {
@@ -139,20 +150,23 @@ fn every_evalplus_input_in_the_pool_is_its_source_value() {
             continue; // rejected at intake (pool/REJECTIONS.md)
         };
         tasks += 1;
-        let extra = pool.extra_tests(id).expect("extra tests read");
+        let extra = extra_tests.get(id).cloned().unwrap_or_default();
         let hidden: Vec<&TestCase> = task
             .tests
             .iter()
             .filter(|t| t.visibility == Visibility::Hidden)
             .chain(&extra)
             .collect();
+        let source_keys: HashSet<Vec<u8>> = source
+            .base
+            .iter()
+            .chain(&source.extra)
+            .map(|s| json_key(s))
+            .collect();
+        let pool_keys: HashSet<Vec<u8>> = hidden.iter().map(|t| json_key(args_of(t))).collect();
         for test in &hidden {
             let args = args_of(test);
-            let found = source
-                .base
-                .iter()
-                .chain(&source.extra)
-                .any(|s| same_input(&Value::List(args.to_vec()), &Value::List(s.clone())));
+            let found = source_keys.contains(&json_key(args));
             assert!(
                 found,
                 "{id}: hidden input {} is not an input of the dataset",
@@ -169,24 +183,15 @@ fn every_evalplus_input_in_the_pool_is_its_source_value() {
         }
         // The extra inputs the pool keeps, scored or not (distinct ones; those equal to a
         // public input are public tests).
-        let mut distinct: Vec<&Vec<Value>> = Vec::new();
-        for s in &source.extra {
-            if !distinct.contains(&s) && !source.base.contains(s) {
-                distinct.push(s);
-            }
-        }
-        source_extra += distinct.len();
-        kept_extra += distinct
+        let base_keys: HashSet<Vec<u8>> = source.base.iter().map(|s| json_key(s)).collect();
+        let distinct: HashSet<Vec<u8>> = source
+            .extra
             .iter()
-            .filter(|s| {
-                hidden.iter().any(|t| {
-                    same_input(
-                        &Value::List(args_of(t).to_vec()),
-                        &Value::List((**s).clone()),
-                    )
-                })
-            })
-            .count();
+            .map(|s| json_key(s))
+            .filter(|k| !base_keys.contains(k))
+            .collect();
+        source_extra += distinct.len();
+        kept_extra += distinct.iter().filter(|k| pool_keys.contains(*k)).count();
     }
     eprintln!(
         "{tasks} tasks: {checked} hidden inputs checked ({digests} expected by digest); {kept_extra} of {source_extra} distinct extra inputs kept"
