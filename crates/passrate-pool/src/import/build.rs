@@ -484,11 +484,15 @@ fn digest_if_huge(test: &mut TestCase) {
     }
 }
 
+/// One reference's outcomes on calls, or why the execution did not complete.
+type RunCalls<'a> =
+    dyn Fn(Language, &[Vec<Value>]) -> Result<Vec<Result<Value, ErrorInfo>>, String> + 'a;
+
 /// Runs `calls` [`RECORD_CHUNK`] at a time, splitting a chunk that does not complete (output
 /// or CPU limit, a crash) down to single calls: each call's outcome, `None` for one that does
 /// not complete alone. Infrastructure failures end it.
 fn run_chunked(
-    run: &dyn Fn(Language, &[Vec<Value>]) -> Result<Vec<Result<Value, ErrorInfo>>, String>,
+    run: &RunCalls<'_>,
     language: Language,
     calls: &[Vec<Value>],
 ) -> Result<Vec<Option<Result<Value, ErrorInfo>>>, String> {
