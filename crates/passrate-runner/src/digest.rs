@@ -46,7 +46,8 @@ pub fn matches(expected: &ValueDigest, actual: &Value) -> bool {
         return false;
     }
     let bytes = actual.canonical_bytes();
-    bytes.len() as u64 == expected.bytes && blake3::hash(&bytes).to_hex().as_str() == expected.blake3
+    bytes.len() as u64 == expected.bytes
+        && blake3::hash(&bytes).to_hex().as_str() == expected.blake3
 }
 
 /// Why `actual` is not the value `expected` digests, for a human. Says nothing about the
@@ -56,7 +57,11 @@ pub fn explain(expected: &ValueDigest, actual: &Value) -> String {
         return format!("returned a value of type {name}, which is not comparable");
     }
     if actual.type_name() != expected.type_name {
-        return format!("expected {}, got {}", expected.type_name, actual.type_name());
+        return format!(
+            "expected {}, got {}",
+            expected.type_name,
+            actual.type_name()
+        );
     }
     format!(
         "wrong {} value (compared by digest, {} bytes encoded)",

@@ -244,7 +244,9 @@ impl Value {
             Value::List(xs) | Value::Tuple(xs) | Value::Set(xs) => {
                 xs.iter().any(Value::contains_float)
             }
-            Value::Map(kv) => kv.iter().any(|(k, v)| k.contains_float() || v.contains_float()),
+            Value::Map(kv) => kv
+                .iter()
+                .any(|(k, v)| k.contains_float() || v.contains_float()),
             _ => false,
         }
     }
@@ -500,15 +502,24 @@ mod tests {
         let a = Value::Set(vec![Value::str("b"), Value::int(1), Value::str("b")]);
         let b = Value::Set(vec![Value::int(1), Value::str("b")]);
         assert_eq!(a.canonical_bytes(), b.canonical_bytes());
-        let m1 = Value::Map(vec![(Value::int(2), Value::Null), (Value::int(1), Value::Null)]);
-        let m2 = Value::Map(vec![(Value::int(1), Value::Null), (Value::int(2), Value::Null)]);
+        let m1 = Value::Map(vec![
+            (Value::int(2), Value::Null),
+            (Value::int(1), Value::Null),
+        ]);
+        let m2 = Value::Map(vec![
+            (Value::int(1), Value::Null),
+            (Value::int(2), Value::Null),
+        ]);
         assert_eq!(m1.canonical_bytes(), m2.canonical_bytes());
         let list = Value::List(vec![Value::int(1), Value::int(2)]);
         let reversed = Value::List(vec![Value::int(2), Value::int(1)]);
         let tuple = Value::Tuple(vec![Value::int(1), Value::int(2)]);
         assert_ne!(list.canonical_bytes(), reversed.canonical_bytes());
         assert_ne!(list.canonical_bytes(), tuple.canonical_bytes());
-        assert_ne!(Value::str("1").canonical_bytes(), Value::int(1).canonical_bytes());
+        assert_ne!(
+            Value::str("1").canonical_bytes(),
+            Value::int(1).canonical_bytes()
+        );
         assert_eq!(
             Value::Tuple(vec![Value::int(-7), Value::str("a\"b")]).canonical_bytes(),
             br#"{"tuple":[{"int":"-7"},"a\"b"]}"#.to_vec()
