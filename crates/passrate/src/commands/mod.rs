@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand};
 
 pub use error::CliError;
 
+mod bench_check;
 mod bench_cycle;
 mod bench_extract;
 mod bench_runner;
@@ -87,6 +88,8 @@ enum Command {
 
 #[derive(Subcommand)]
 enum BenchCommand {
+    /// One `passrate check` end to end, and opening the pool for one task (targets 0.3 s, 50 ms).
+    Check(bench_check::Args),
     /// Answers extracted per second over the bundled real-answer corpus (one core).
     Extract(bench_extract::Args),
     /// Bare process vs fresh jail per language, and executions per second.
@@ -173,6 +176,7 @@ fn dispatch(command: Command) -> Result<i32, CliError> {
         Command::Serve(args) => serve::run(args)?,
         Command::Completions(args) => completions::completions::<Cli>(args)?,
         Command::Man => completions::man::<Cli>()?,
+        Command::Bench(BenchCommand::Check(args)) => bench_check::run(args)?,
         Command::Bench(BenchCommand::Extract(args)) => bench_extract::run(args)?,
         Command::Bench(BenchCommand::Sandbox(args)) => bench_sandbox::run(args)?,
         Command::Bench(BenchCommand::Score(args)) => bench_score::run(args)?,
