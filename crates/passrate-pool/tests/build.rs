@@ -592,3 +592,101 @@ fn other_languages_run_only_the_calls_that_become_tests() {
     assert_eq!(built.task.variants.len(), 2);
     assert_eq!(built.task.tests.len(), 6);
 }
+
+/// "Runs" `is_zero_count(x)`: Python's reference returns `False` where the count is 0 (an
+/// accident, as in HumanEval/147), Java's declares `int` and returns 0.
+struct BoolForZero;
+
+impl Executor for BoolForZero {
+    fn record_calls(
+        &self,
+        language: Language,
+        code: &str,
+        entry: &str,
+        check: &str,
+    ) -> Result<Vec<RecordedCall>, ExecError> {
+        let calls = Scripted.record_calls(language, code, entry, check)?;
+        Ok(calls
+            .into_iter()
+            .map(|c| RecordedCall {
+                outcome: self
+                    .run_calls(language, code, entry, None, std::slice::from_ref(&c.args))
+                    .unwrap()
+                    .remove(0),
+                args: c.args,
+            })
+            .collect())
+    }
+
+    fn run_calls(
+        &self,
+        language: Language,
+        _code: &str,
+        _entry: &str,
+        _class: Option<&str>,
+        calls: &[Vec<Value>],
+    ) -> Result<Vec<Result<Value, ErrorInfo>>, ExecError> {
+        Ok(calls
+            .iter()
+            .map(|args| {
+                let n = match args.first() {
+                    Some(Value::Int(i)) => i.to_i64().unwrap_or(0).abs(),
+                    _ => 0,
+                };
+                Ok(match (language, n) {
+                    (Language::Python, 0) => Value::Bool(false),
+                    _ => Value::int(n),
+                })
+            })
+            .collect())
+    }
+
+    fn evaluate(
+        &self,
+        task: &Task,
+        language: Language,
+        candidate: &str,
+    ) -> Result<Verdict, ExecError> {
+        Scripted.evaluate(task, language, candidate)
+    }
+}
+
+/// Regression (HumanEval/147): a language whose declared return type accepts the primary's
+/// value is not dropped for the primary's accident of type.
+#[test]
+fn a_language_agreeing_under_its_declared_type_is_kept() {
+    let mut task = raw(&[Language::Python, Language::Java]);
+    task.plan = TestPlan::Record {
+        language: Language::Python,
+        check_code: "0\n3".into(),
+        hidden_inputs: vec![vec![Value::int(-5)]],
+    };
+    let java = task.variants.get_mut(&Language::Java).unwrap();
+    java.signature.returns = Some("int".into());
+    java.reference_solution =
+        "class Solution {\n    public int f(int x) {\n        return Math.abs(x);\n    }\n}\n"
+            .into();
+    let built = build_task(&BoolForZero, &task).unwrap();
+    assert!(
+        built.dropped.is_empty(),
+        "{:?}",
+        built.dropped.iter().map(|d| &d.reason).collect::<Vec<_>>()
+    );
+    assert!(built.task.variants.contains_key(&Language::Java));
+    // Without the declaration the accident still decides.
+    let mut undeclared = task.clone();
+    undeclared
+        .variants
+        .get_mut(&Language::Java)
+        .unwrap()
+        .signature
+        .returns = None;
+    undeclared
+        .variants
+        .get_mut(&Language::Java)
+        .unwrap()
+        .reference_solution =
+        "class Solution {\n    public Object f(Object x) {\n        return x;\n    }\n}\n".into();
+    let built = build_task(&BoolForZero, &undeclared).unwrap();
+    assert_eq!(built.dropped.len(), 1);
+}
