@@ -264,9 +264,16 @@ fn a_missing_replay_file_is_a_start_up_error() {
         passrate_models::ModelsConfig::parse(text, "models.toml", Path::new("/nonexistent"))
             .unwrap();
     let err = passrate_models::Model::build_all(&config, &|_| None).unwrap_err();
+    // The error names the models.toml line; its cause, the file that could not be read.
+    let mut chain = err.to_string();
+    let mut source = std::error::Error::source(&err);
+    while let Some(cause) = source {
+        chain.push_str(&format!("\ncaused by: {cause}"));
+        source = cause.source();
+    }
+    assert!(chain.starts_with("models.toml:4:8: model `r`"), "{chain}");
     assert!(
-        err.to_string()
-            .contains("failed to read /nonexistent/nope.jsonl"),
-        "{err}"
+        chain.contains("failed to read /nonexistent/nope.jsonl"),
+        "{chain}"
     );
 }

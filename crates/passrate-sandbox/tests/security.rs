@@ -969,19 +969,21 @@ fn java_sources_past_the_work_dir() -> Vec<(&'static str, String)> {
 #[test]
 fn java_class_files_past_the_work_dir_fail_the_compile_step_not_the_sandbox() {
     // The warm compiler (class files written by the jail) and javac in the run's own jail
-    // (class files written by javac): on both paths the compile step fails, with javac's
-    // message, and the execution itself succeeds.
+    // (class files written by javac): on both paths the compile step fails with javac's
+    // message, the candidate's own outcome. javac in the run's jail may instead run out of
+    // its heap on the huge constant pool (MemoryLimit, also the candidate's), depending on
+    // how far it got; never a sandbox fault, never a run.
     for warm in [true, false] {
         let j = jail_with_config(|c| c.java_compile_server = warm);
         for (name, source) in java_sources_past_the_work_dir() {
             let out = j.java("Big", &source);
-            assert_eq!(
-                (out.status, out.step),
-                (ExecStatus::RuntimeError, 0),
+            assert!(
+                out.step == 0
+                    && matches!(out.status, ExecStatus::RuntimeError | ExecStatus::MemoryLimit),
                 "warm {warm}, {name}: {out:?}"
             );
             assert!(!stdout(&out).contains("ran"), "warm {warm}, {name}");
-            let stderr = String::from_utf8_lossy(&out.stderr);
+            let stderr = String::from_utf8_lossy(&out.stderr).to_lowercase();
             assert!(
                 stderr.contains("error"),
                 "warm {warm}, {name}: no compile error in {stderr}"
