@@ -129,6 +129,7 @@ struct Line {
     tie: String,
     categories: Vec<String>,
     tiers: Vec<String>,
+    languages: Vec<String>,
     coverage: String,
     compliance: String,
     faults: u32,
@@ -158,6 +159,7 @@ struct BoardPage {
     weeks: Vec<(String, bool)>,
     categories: Vec<String>,
     tiers: Vec<String>,
+    languages: Vec<String>,
     sections: Vec<SectionView>,
     alerts: Vec<String>,
     json_href: String,
@@ -169,6 +171,7 @@ fn line(
     next: Option<&BoardRow>,
     cats: &[String],
     tiers: &[String],
+    languages: &[String],
 ) -> Line {
     let r = &row.record;
     let by_cat: std::collections::BTreeMap<String, String> = r
@@ -180,6 +183,11 @@ fn line(
         .by_tier
         .iter()
         .map(|(t, e)| (t.to_string(), pct(e.score)))
+        .collect();
+    let by_language: std::collections::BTreeMap<String, String> = r
+        .by_language
+        .iter()
+        .map(|(l, e)| (l.to_string(), pct(e.score)))
         .collect();
     let rank = match (row.rank, row.rank_low, row.rank_high) {
         (Some(rank), Some(lo), Some(hi)) if lo != hi => format!("{rank} ({lo}–{hi})"),
@@ -228,6 +236,10 @@ fn line(
             .iter()
             .map(|t| by_tier.get(t).cloned().unwrap_or_else(|| "–".into()))
             .collect(),
+        languages: languages
+            .iter()
+            .map(|l| by_language.get(l).cloned().unwrap_or_else(|| "–".into()))
+            .collect(),
         coverage: pct(r.coverage),
         compliance: pct(r.compliance_rate),
         faults: row.infrastructure_faults,
@@ -262,6 +274,7 @@ fn section(
     rows: &[BoardRow],
     cats: &[String],
     tiers: &[String],
+    languages: &[String],
 ) -> SectionView {
     let (id, title, note) = match section {
         Section::Ranked => (
@@ -306,7 +319,7 @@ fn section(
         lines: rows
             .iter()
             .enumerate()
-            .map(|(i, r)| line(board, r, rows.get(i + 1), cats, tiers))
+            .map(|(i, r)| line(board, r, rows.get(i + 1), cats, tiers, languages))
             .collect(),
     }
 }
@@ -347,6 +360,13 @@ async fn board(
         .collect::<BTreeSet<_>>()
         .into_iter()
         .collect();
+    // Records written before subscores by language were kept have none: no columns then.
+    let languages: Vec<String> = board
+        .rows()
+        .flat_map(|r| r.record.by_language.keys().map(ToString::to_string))
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
     let mut sections = Vec::new();
     for (kind, rows) in [
         (Section::Ranked, &board.ranked),
@@ -355,7 +375,7 @@ async fn board(
         (Section::Controls, &board.controls),
     ] {
         if !rows.is_empty() {
-            sections.push(section(board, kind, rows, &cats, &tiers));
+            sections.push(section(board, kind, rows, &cats, &tiers, &languages));
         }
     }
     let page = BoardPage {
@@ -369,6 +389,7 @@ async fn board(
         week,
         categories: cats,
         tiers,
+        languages,
         sections,
         alerts: board.alerts.clone(),
     };
