@@ -979,7 +979,10 @@ fn java_class_files_past_the_work_dir_fail_the_compile_step_not_the_sandbox() {
             let out = j.java("Big", &source);
             assert!(
                 out.step == 0
-                    && matches!(out.status, ExecStatus::RuntimeError | ExecStatus::MemoryLimit),
+                    && matches!(
+                        out.status,
+                        ExecStatus::RuntimeError | ExecStatus::MemoryLimit
+                    ),
                 "warm {warm}, {name}: {out:?}"
             );
             assert!(!stdout(&out).contains("ran"), "warm {warm}, {name}");

@@ -198,7 +198,10 @@ async fn the_board_shows_a_model_over_the_fault_threshold_as_not_ranked() -> any
     );
     ensure!(section.contains("<td>not ranked</td>"), "{section}");
     // Subscores by language have their columns beside categories and tiers.
-    ensure!(html.contains("<th scope=\"col\">python</th>"), "no language column");
+    ensure!(
+        html.contains("<th scope=\"col\">python</th>"),
+        "no language column"
+    );
     ensure!(
         section.contains("data-faults=\"4\">4 (2.0%)</td>"),
         "{section}"

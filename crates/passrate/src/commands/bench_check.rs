@@ -60,14 +60,7 @@ fn measure(
     for _ in 0..args.repetitions {
         let start = Instant::now();
         let out = std::process::Command::new(&exe)
-            .args([
-                "check",
-                "--task",
-                &args.task,
-                "--lang",
-                language,
-                "--json",
-            ])
+            .args(["check", "--task", &args.task, "--lang", language, "--json"])
             .arg(answer)
             .env_remove("NODE_EXTRA_CA_CERTS")
             .output()?;
