@@ -47,7 +47,7 @@ pub struct SandboxConfig {
     /// to one CPU of those this process may use, one slot per CPU, when there are at least
     /// as many CPUs as slots (`PASSRATE_PIN_SLOTS=0` turns it off). A fork server's
     /// children then never change page tables that another CPU has cached (no TLB-flush
-    /// interrupts); the Python bench runs ~7 % faster (README, session 11).
+    /// interrupts); the Python bench runs ~7 % faster (BENCHMARKS.md, `--no-pin`).
     pub pin_slots: bool,
     /// Compile Java in warm, sandboxed compiler JVMs (`javac -proc:none` semantics), then
     /// run in a fresh jail. Off: `javac` runs cold inside each execution's jail.
