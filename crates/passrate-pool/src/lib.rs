@@ -27,7 +27,7 @@ pub use exec::{ExecError, Executor, RecordedCall};
 pub use panel::drift_panel;
 pub use rotation::{RotationConfig, Schedule, Status, WeekRotation, rotation};
 pub use sample::{SampleConfig, Seed, allocate, current_week, parse_week, sample, week_seed};
-pub use stats::{Stats, redact, stats};
+pub use stats::{Stats, Suites, redact, stats};
 pub use storage::{
     DEFAULT_SERIES, LicenseFile, POOL_ENV, POOL_FORMAT_VERSION, Pool, PoolVersion, bundled_dir,
 };

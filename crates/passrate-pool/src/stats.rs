@@ -17,7 +17,7 @@ use crate::sample::{SampleConfig, parse_week};
 use crate::storage::Pool;
 
 /// One row of `pool stats`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct StatsRow {
     pub category: Category,
     pub tier: Tier,
@@ -26,10 +26,19 @@ pub struct StatsRow {
     pub tasks: usize,
     /// Of those, tasks the week's sample may draw.
     pub active: usize,
+    /// Tests per task in this language (public and hidden): smallest, median, largest.
+    pub tests_min: usize,
+    pub tests_median: usize,
+    pub tests_max: usize,
+    /// Share of this cell's tests that are hidden.
+    pub hidden_share: f64,
+    /// Active tasks under the suite minimum ([`crate::validate::MIN_TESTS`] tests with
+    /// [`crate::validate::MIN_HIDDEN`] hidden) in a category judged by its tests.
+    pub active_below_minimum: usize,
 }
 
 /// Counts of the pool, and of its active, retired and panel tasks in one week.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Stats {
     pub pool_version: String,
     pub series: u32,
@@ -46,6 +55,48 @@ pub struct Stats {
     pub by_language: BTreeMap<Language, usize>,
     /// Every non-empty category × tier × language cell, in that order.
     pub rows: Vec<StatsRow>,
+    /// Test suites per category, every language of every task together.
+    pub suites: BTreeMap<Category, Suites>,
+}
+
+/// A category's test suites: tests per task and language, and how many are hidden.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Suites {
+    pub tests_min: usize,
+    pub tests_median: usize,
+    pub tests_max: usize,
+    pub hidden_share: f64,
+    /// Active task variants under the suite minimum (see [`StatsRow::active_below_minimum`]).
+    pub active_below_minimum: usize,
+}
+
+impl Suites {
+    fn from_counts(mut tests: Vec<usize>, hidden: usize, active_below_minimum: usize) -> Suites {
+        tests.sort_unstable();
+        let total: usize = tests.iter().sum();
+        Suites {
+            tests_min: tests.first().copied().unwrap_or(0),
+            tests_median: tests.get(tests.len() / 2).copied().unwrap_or(0),
+            tests_max: tests.last().copied().unwrap_or(0),
+            hidden_share: if total == 0 {
+                0.0
+            } else {
+                hidden as f64 / total as f64
+            },
+            active_below_minimum,
+        }
+    }
+}
+
+/// One cell's running counts.
+#[derive(Default)]
+struct Cell {
+    tasks: usize,
+    active: usize,
+    /// Tests per task, one entry per task.
+    tests: Vec<usize>,
+    hidden: usize,
+    active_below_minimum: usize,
 }
 
 /// The pool's counts, with `week`'s rotation under `config`.
@@ -53,7 +104,7 @@ pub fn stats(pool: &Pool, week: &str, config: &SampleConfig) -> Result<Stats, Sa
     let week = parse_week(week)?;
     let statuses = Schedule::new(pool, config)?.statuses(&week)?;
     let mut by_status: BTreeMap<Status, usize> = BTreeMap::new();
-    let mut cells: BTreeMap<(Category, Tier, Language), (usize, usize)> = BTreeMap::new();
+    let mut cells: BTreeMap<(Category, Tier, Language), Cell> = BTreeMap::new();
     let mut by_category = BTreeMap::new();
     let mut by_tier = BTreeMap::new();
     let mut by_language = BTreeMap::new();
@@ -73,11 +124,31 @@ pub fn stats(pool: &Pool, week: &str, config: &SampleConfig) -> Result<Stats, Sa
             *by_language.entry(*language).or_insert(0) += 1;
             let cell = cells
                 .entry((task.category, task.tier, *language))
-                .or_insert((0, 0));
-            cell.0 += 1;
-            cell.1 += usize::from(active);
+                .or_default();
+            let (n, h) = task.tests_for(*language).fold((0, 0), |(n, h), (_, t)| {
+                (n + 1, h + usize::from(t.visibility == Visibility::Hidden))
+            });
+            cell.tasks += 1;
+            cell.active += usize::from(active);
+            cell.tests.push(n);
+            cell.hidden += h;
+            cell.active_below_minimum +=
+                usize::from(active && crate::validate::below_suite_minimum(task.category, n, h));
         }
     }
+    let mut per_category: BTreeMap<Category, (Vec<usize>, usize, usize)> = BTreeMap::new();
+    for ((category, _, _), cell) in &cells {
+        let c = per_category.entry(*category).or_default();
+        c.0.extend(&cell.tests);
+        c.1 += cell.hidden;
+        c.2 += cell.active_below_minimum;
+    }
+    let suites = per_category
+        .into_iter()
+        .map(|(category, (tests, hidden, below))| {
+            (category, Suites::from_counts(tests, hidden, below))
+        })
+        .collect();
     let count = |s: Status| by_status.get(&s).copied().unwrap_or(0);
     Ok(Stats {
         pool_version: pool.version().0,
@@ -94,14 +165,24 @@ pub fn stats(pool: &Pool, week: &str, config: &SampleConfig) -> Result<Stats, Sa
         by_language,
         rows: cells
             .into_iter()
-            .map(|((category, tier, language), (tasks, active))| StatsRow {
-                category,
-                tier,
-                language,
-                tasks,
-                active,
+            .map(|((category, tier, language), cell)| {
+                let suites =
+                    Suites::from_counts(cell.tests, cell.hidden, cell.active_below_minimum);
+                StatsRow {
+                    category,
+                    tier,
+                    language,
+                    tasks: cell.tasks,
+                    active: cell.active,
+                    tests_min: suites.tests_min,
+                    tests_median: suites.tests_median,
+                    tests_max: suites.tests_max,
+                    hidden_share: suites.hidden_share,
+                    active_below_minimum: suites.active_below_minimum,
+                }
             })
             .collect(),
+        suites,
     })
 }
 

@@ -52,6 +52,41 @@ struct EvalInput<'a> {
     suite_harnesses: Option<Vec<&'static str>>,
 }
 
+/// Tests a task must have in each language, public and hidden together, when its category is
+/// judged by them.
+pub const MIN_TESTS: usize = 5;
+
+/// Hidden tests a task must have in each language, likewise.
+pub const MIN_HIDDEN: usize = 1;
+
+/// Whether a suite of `tests` tests, `hidden` of them hidden, is below the minimum for a task
+/// of `category`. Unit-test writing is judged by the answer's own tests run against the
+/// reference and the faulty variants, not by call tests: no minimum.
+pub fn below_suite_minimum(category: Category, tests: usize, hidden: usize) -> bool {
+    category != Category::UnitTestWriting && (tests < MIN_TESTS || hidden < MIN_HIDDEN)
+}
+
+/// The suite minimum, per language.
+fn suite_minimum(task: &Task) -> Result<(), Rejection> {
+    for language in task.variants.keys() {
+        let (n, h) = task.tests_for(*language).fold((0, 0), |(n, h), (_, t)| {
+            (
+                n + 1,
+                h + usize::from(t.visibility == passrate_schema::Visibility::Hidden),
+            )
+        });
+        if below_suite_minimum(task.category, n, h) {
+            return Err(reject(
+                task,
+                format!(
+                    "{language}: {n} tests, {h} hidden (a task needs at least {MIN_TESTS} tests with {MIN_HIDDEN} hidden)"
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn judged_by_call_tests(category: Category) -> bool {
     matches!(
         category,
@@ -328,6 +363,7 @@ pub fn validate_task_with(
     } else {
         task
     };
+    suite_minimum(task)?;
     let mut calibrated = task.clone();
     calibrated.calibration.reference_test_cpu_us = BTreeMap::new();
     let mut cpu_ms = 0;

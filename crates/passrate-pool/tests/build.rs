@@ -143,11 +143,18 @@ fn raw(languages: &[Language]) -> RawTask {
 fn recorded_calls_become_tests_per_language() {
     let built = build_task(&Scripted, &raw(&[Language::Python, Language::Javascript])).unwrap();
     let t = &built.task;
-    // Public 3 and -4 (the raising call and the duplicate are dropped), hidden -7 (3 is public).
+    // Public 3 and -4 (the raising call and the duplicate are dropped), hidden -7 (3 is public),
+    // then hidden tests from generated inputs: six wanted to reach ten calls with the four
+    // the dataset gives ('x' among them), and six kept (inputs mutated from 'x' raise and are
+    // discarded; there are enough others).
     let visibilities: Vec<Visibility> = t.tests.iter().map(|t| t.visibility).collect();
+    assert_eq!(built.generated, 6);
+    assert!(built.notes.is_empty(), "{:?}", built.notes);
+    assert_eq!(visibilities.len(), 6 + 2 * 6);
+    assert!(visibilities[6..].iter().all(|v| *v == Visibility::Hidden));
     // Python's ints and JavaScript's floats differ as values: one test per language per call.
     assert_eq!(
-        visibilities,
+        visibilities[..6],
         [
             Visibility::Public,
             Visibility::Public,
@@ -314,7 +321,7 @@ fn the_same_code_on_the_same_tests_is_evaluated_once() {
     twin.id = "fixture/abs-twin".into();
     let mut other_tests = task.clone();
     other_tests.id = "fixture/abs-fewer-tests".into();
-    other_tests.tests.truncate(1);
+    other_tests.tests.pop();
     let exec = Counting::new(0);
     let cache = Cache::in_memory("test");
     let report = passrate_pool::validate(
@@ -427,7 +434,7 @@ fn a_refactoring_reference_on_its_recorded_base_tests_runs_once() {
     let same_tests = refactoring("refactor/fixture/abs/python");
     // Other tests: the base's recording says nothing about them.
     let mut fewer_tests = refactoring("refactor/fixture/abs-fewer/python");
-    fewer_tests.tests.truncate(1);
+    fewer_tests.tests.pop();
     let cache = Cache::in_memory("test");
     let recorded = passrate_pool::Recorded::from_built(&cache, [&built]);
     let exec = RefactorCounting {
@@ -590,7 +597,9 @@ fn other_languages_run_only_the_calls_that_become_tests() {
     .unwrap();
     assert!(built.dropped.is_empty(), "{:?}", built.dropped);
     assert_eq!(built.task.variants.len(), 2);
-    assert_eq!(built.task.tests.len(), 6);
+    // Three calls and six generated inputs, each a test per language (ints and floats).
+    assert_eq!(built.generated, 6);
+    assert_eq!(built.task.tests.len(), 2 * 9);
 }
 
 /// "Runs" `is_zero_count(x)`: Python's reference returns `False` where the count is 0 (an
@@ -689,4 +698,185 @@ fn a_language_agreeing_under_its_declared_type_is_kept() {
         "class Solution {\n    public Object f(Object x) {\n        return x;\n    }\n}\n".into();
     let built = build_task(&BoolForZero, &undeclared).unwrap();
     assert_eq!(built.dropped.len(), 1);
+}
+
+/// The fixture with only non-negative dataset inputs, on which Java's wrong `abs` agrees.
+fn raw_non_negative(languages: &[Language]) -> RawTask {
+    let mut raw = raw(languages);
+    raw.plan = TestPlan::Record {
+        language: Language::Python,
+        check_code: "3\n5\n8".into(),
+        hidden_inputs: vec![],
+    };
+    raw
+}
+
+#[test]
+fn generated_inputs_another_language_disagrees_on_are_discarded_not_its_variant() {
+    let built = build_task(
+        &Scripted,
+        &raw_non_negative(&[Language::Python, Language::Java]),
+    )
+    .unwrap();
+    // Java's reference is wrong for negative numbers: the generated negatives are no tests,
+    // and Java keeps its variant (the dataset's inputs agree).
+    assert!(built.dropped.is_empty(), "{:?}", built.dropped);
+    assert!(built.task.variants.contains_key(&Language::Java));
+    assert!(built.generated >= 3, "{}", built.generated);
+    for t in &built.task.tests {
+        let TestForm::Call { args, .. } = &t.form else {
+            panic!()
+        };
+        let [Value::Int(n)] = args.as_slice() else {
+            panic!("{args:?}")
+        };
+        assert!(n.to_i64().unwrap() >= 0, "{n}");
+    }
+    let hidden = built
+        .task
+        .tests
+        .iter()
+        .filter(|t| t.visibility == Visibility::Hidden)
+        .count();
+    assert_eq!(hidden, built.generated);
+}
+
+/// Python's reference answers the dataset's inputs, and any other with a different number
+/// on every run (as a reference that reads a clock or iterates a hash-seeded set would).
+struct NotDeterministic(std::sync::atomic::AtomicI64);
+
+impl Executor for NotDeterministic {
+    as_scripted!(record_calls);
+
+    fn run_calls(
+        &self,
+        language: Language,
+        code: &str,
+        entry: &str,
+        class: Option<&str>,
+        calls: &[Vec<Value>],
+    ) -> Result<Vec<Result<Value, ErrorInfo>>, ExecError> {
+        let dataset = [3, 5, 8].map(|n| vec![Value::int(n)]);
+        let mut out = Scripted.run_calls(language, code, entry, class, calls)?;
+        for (call, outcome) in calls.iter().zip(out.iter_mut()) {
+            if !dataset.contains(call) {
+                let n = self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                *outcome = Ok(Value::int(n));
+            }
+        }
+        Ok(out)
+    }
+
+    as_scripted!(evaluate);
+}
+
+#[test]
+fn generated_inputs_the_reference_answers_differently_twice_are_no_tests() {
+    let built = build_task(
+        &NotDeterministic(0.into()),
+        &raw_non_negative(&[Language::Python]),
+    )
+    .unwrap();
+    assert_eq!(built.generated, 0);
+    assert!(
+        built
+            .notes
+            .iter()
+            .any(|n| n.starts_with("0 of 7 wanted generated inputs kept")),
+        "{:?}",
+        built.notes
+    );
+    // With nothing generated, the last of the dataset's three calls is the hidden one.
+    let visibilities: Vec<Visibility> = built.task.tests.iter().map(|t| t.visibility).collect();
+    assert_eq!(
+        visibilities,
+        [Visibility::Public, Visibility::Public, Visibility::Hidden]
+    );
+}
+
+#[test]
+fn a_bug_fixing_task_gets_the_base_s_hidden_tests_its_references_pass() {
+    let base = python_abs_task();
+    let base_hidden: Vec<&passrate_schema::TestCase> = base
+        .tests
+        .iter()
+        .filter(|t| t.visibility == Visibility::Hidden)
+        .collect();
+    let arg = |t: &passrate_schema::TestCase| match &t.form {
+        TestForm::Call { args, .. } => match args.as_slice() {
+            [Value::Int(n)] => n.to_i64().unwrap(),
+            other => panic!("{other:?}"),
+        },
+        TestForm::Sequence { .. } => panic!(),
+    };
+    assert!(
+        base_hidden.iter().any(|t| arg(t) < 0),
+        "the base holds negatives"
+    );
+    // Derived as bug fixing is: public tests only, and a Java reference (wrong on negatives).
+    let mut fix = base.clone();
+    fix.id = "humanevalfix/abs".into();
+    fix.category = Category::BugFixing;
+    fix.tests.retain(|t| t.visibility == Visibility::Public);
+    let python = fix.variants[&Language::Python].clone();
+    fix.variants.insert(Language::Java, python);
+    let mut other = fix.clone();
+    other.id = "translate/abs".into();
+    other.category = Category::CodeTranslation;
+    let mut tasks = vec![fix, other];
+    let added = passrate_pool::import::screen::add_agreeing_hidden(
+        &Scripted,
+        &mut tasks,
+        &|t: &Task| (t.id == "humanevalfix/abs").then_some(&base),
+        2,
+    )
+    .unwrap();
+    let kept: Vec<i64> = tasks[0]
+        .tests
+        .iter()
+        .filter(|t| t.visibility == Visibility::Hidden)
+        .map(arg)
+        .collect();
+    let want: Vec<i64> = base_hidden
+        .iter()
+        .map(|t| arg(t))
+        .filter(|n| *n >= 0)
+        .collect();
+    assert!(!want.is_empty());
+    assert_eq!(kept, want);
+    assert_eq!(added, want.len());
+    // Only bug fixing is screened.
+    assert!(
+        tasks[1]
+            .tests
+            .iter()
+            .all(|t| t.visibility == Visibility::Public)
+    );
+}
+
+#[test]
+fn a_class_task_without_hidden_tests_gets_its_last_third_hidden() {
+    let public = |n: i64| passrate_schema::TestCase {
+        visibility: Visibility::Public,
+        form: TestForm::Call {
+            args: vec![Value::int(n)],
+            expected: Expected::Returns(Value::int(n)),
+        },
+        comparator: None,
+        languages: vec![],
+    };
+    let mut tests: Vec<_> = (0..7).map(public).collect();
+    passrate_pool::import::build::hide_tail(&mut tests);
+    let hidden: Vec<bool> = tests
+        .iter()
+        .map(|t| t.visibility == Visibility::Hidden)
+        .collect();
+    assert_eq!(hidden, [false, false, false, false, false, true, true]);
+    let mut two: Vec<_> = (0..2).map(public).collect();
+    passrate_pool::import::build::hide_tail(&mut two);
+    assert_eq!(two[1].visibility, Visibility::Hidden);
+    assert_eq!(two[0].visibility, Visibility::Public);
+    let mut one = vec![public(1)];
+    passrate_pool::import::build::hide_tail(&mut one);
+    assert_eq!(one[0].visibility, Visibility::Public);
 }

@@ -32,14 +32,14 @@ use passrate_schema::{
 };
 
 use super::humaneval::MAX_HIDDEN;
-use super::{RawTask, TestPlan, spread};
+use super::{RawTask, TestPlan, generate, spread};
 use crate::cache::Cache;
 use crate::exec::Executor;
 use crate::tier::{factors_for, tier_for};
 use crate::validate::{INFRASTRUCTURE, with_retries};
 
 /// Cache kind of built tasks; bump the suffix when `build_task` changes its results.
-pub const BUILD_KIND: &str = "build-3";
+pub const BUILD_KIND: &str = "build-4";
 
 /// Encoded results of the scored hidden tests an execution must carry, at most: a quarter of
 /// the result channel (1 MiB by default), which leaves the public tests and a candidate that
@@ -78,6 +78,9 @@ pub struct Built {
     /// What was left out of the task and why (e.g. hidden tests no reference completes).
     #[serde(default)]
     pub notes: Vec<String>,
+    /// Hidden tests from generated inputs ([`super::generate`]) among the task's tests.
+    #[serde(default)]
+    pub generated: usize,
     /// The dataset's hidden inputs that are not scored, with the primary reference's results
     /// (`languages` = the primary: no other language was run on them).
     #[serde(default)]
@@ -219,15 +222,6 @@ pub fn build_task(exec: &dyn Executor, raw: &RawTask) -> Result<Built, Rejection
     if public.is_empty() {
         return Err(reject(raw, "record", "the check made no usable calls"));
     }
-    let n_public = public.len();
-    let scored_at: Vec<usize> = spread(&(0..hidden.len()).collect::<Vec<_>>(), MAX_HIDDEN);
-    let mut unscored: Vec<usize> = (0..hidden.len())
-        .filter(|i| scored_at.binary_search(i).is_err())
-        .collect();
-    let mut calls: Vec<Vec<Value>> = public
-        .into_iter()
-        .chain(scored_at.iter().map(|&i| hidden[i].clone()))
-        .collect();
     let run = |language: Language,
                calls: &[Vec<Value>]|
      -> Result<Vec<Result<Value, ErrorInfo>>, String> {
@@ -251,6 +245,30 @@ pub fn build_task(exec: &dyn Executor, raw: &RawTask) -> Result<Built, Rejection
             ))
         }
     };
+    let mut hidden = hidden;
+    let wanted = generate::wanted(public.len(), hidden.len());
+    // Generated inputs the primary answered once, with that first answer: the run below is
+    // the second, separate execution they must match.
+    let mut generated: Vec<(Vec<Value>, Value)> = Vec::new();
+    let mut proposed = 0;
+    if wanted > 0 {
+        let seeds: Vec<Vec<Value>> = public.iter().chain(&hidden).cloned().collect();
+        let proposals = generate::propose(&raw.id, &seeds, wanted);
+        proposed = proposals.len();
+        generated =
+            screen_generated(&run, primary, &proposals).map_err(|e| reject(raw, "generate", e))?;
+        generated.truncate(wanted);
+        hidden.extend(generated.iter().map(|(args, _)| args.clone()));
+    }
+    let n_public = public.len();
+    let scored_at: Vec<usize> = spread(&(0..hidden.len()).collect::<Vec<_>>(), MAX_HIDDEN);
+    let mut unscored: Vec<usize> = (0..hidden.len())
+        .filter(|i| scored_at.binary_search(i).is_err())
+        .collect();
+    let mut calls: Vec<Vec<Value>> = public
+        .into_iter()
+        .chain(scored_at.iter().map(|&i| hidden[i].clone()))
+        .collect();
     let mut notes = Vec::new();
     // The primary first, on the scored tests in one execution as an evaluation runs them.
     // When it cannot complete them within an evaluation's limits (HumanEval/15's largest
@@ -350,9 +368,24 @@ pub fn build_task(exec: &dyn Executor, raw: &RawTask) -> Result<Built, Rejection
             ));
         }
     }
-    // Tests are the calls the primary answered with an encodable value.
-    let keep: Vec<usize> = (0..calls.len())
-        .filter(|&i| matches!(&primary_out[i], Ok(v) if !contains_opaque(v)))
+    // Tests are the calls the primary answered with an encodable value; a generated input
+    // also needs the same answer as in its screening run.
+    let first_answer = |args: &Vec<Value>| {
+        generated
+            .iter()
+            .find(|(g, _)| g == args)
+            .map(|(_, value)| value)
+    };
+    let is_generated = |i: usize| first_answer(&calls[i]).is_some();
+    let mut keep: Vec<usize> = (0..calls.len())
+        .filter(|&i| match (&primary_out[i], first_answer(&calls[i])) {
+            (Ok(v), _) if contains_opaque(v) => false,
+            (Ok(v), Some(first)) => {
+                v == first || (contains_float(v) && equivalent(v, first, false))
+            }
+            (Ok(_), None) => true,
+            (Err(_), _) => false,
+        })
         .collect();
     if !keep.iter().any(|&i| i < n_public) {
         return Err(reject(
@@ -363,58 +396,103 @@ pub fn build_task(exec: &dyn Executor, raw: &RawTask) -> Result<Built, Rejection
     }
     // The other languages run only those: an input that is no test (the primary ran out of
     // memory on it) must not cost them their variant (humaneval/100's JavaScript reference
-    // hit the memory limit on inputs Python could not answer either) or their CPU.
-    let kept_calls: Vec<Vec<Value>> = keep.iter().map(|&i| calls[i].clone()).collect();
-    let mut dropped = Vec::new();
-    // Each language's outcomes, in the order of `keep`.
-    let mut agreeing: BTreeMap<Language, Vec<Result<Value, ErrorInfo>>> = BTreeMap::new();
-    for language in raw.variants.keys() {
-        if *language == primary {
-            continue;
-        }
-        let out = match run(*language, &kept_calls) {
-            Ok(out) => out,
-            Err(reason) => {
-                dropped.push(DroppedVariant {
+    // hit the memory limit on inputs Python could not answer either) or their CPU. A
+    // generated input another language disagrees on, or cannot complete, is no test either:
+    // it lies outside what the task assumes, and it costs no variant.
+    let (dropped, agreeing) = 'agree: loop {
+        let kept_calls: Vec<Vec<Value>> = keep.iter().map(|&i| calls[i].clone()).collect();
+        let mut dropped = Vec::new();
+        // Each language's outcomes, in the order of `keep`.
+        let mut agreeing: BTreeMap<Language, Vec<Result<Value, ErrorInfo>>> = BTreeMap::new();
+        // Generated inputs each language did not answer alike.
+        let mut unfit: Vec<(Language, usize)> = Vec::new();
+        for language in raw.variants.keys() {
+            if *language == primary {
+                continue;
+            }
+            let out = match run(*language, &kept_calls) {
+                Ok(out) => out,
+                Err(_) if keep.iter().any(|&i| is_generated(i)) => {
+                    keep.retain(|&i| !is_generated(i));
+                    continue 'agree;
+                }
+                Err(reason) => {
+                    dropped.push(DroppedVariant {
+                        id: raw.id.clone(),
+                        language: *language,
+                        reason,
+                    });
+                    continue;
+                }
+            };
+            // The other language's declared return type decides what its answer must equal,
+            // as it does for candidates: Java's `int getMaxTriples` agrees with a Python
+            // reference that returns False for 0 (humaneval/147).
+            let declared =
+                passrate_runner::declared::variant_return(*language, &raw.variants[language]);
+            let mut disagreement = None;
+            for (&i, other) in keep.iter().zip(&out) {
+                let expected = primary_out[i].as_ref().expect("kept calls returned");
+                let expected = &passrate_runner::compare::conform(expected, &declared);
+                match other {
+                    Ok(v) if !contains_opaque(v) && equivalent(expected, v, raw.as_set) => {}
+                    _ if is_generated(i) => unfit.push((*language, i)),
+                    other => {
+                        disagreement = Some(format!(
+                            "call {i}: {primary} returns {}, {language} {}",
+                            describe(&primary_out[i]),
+                            describe(other)
+                        ));
+                        break;
+                    }
+                }
+            }
+            match disagreement {
+                Some(reason) => dropped.push(DroppedVariant {
                     id: raw.id.clone(),
                     language: *language,
                     reason,
-                });
-                continue;
-            }
-        };
-        // The other language's declared return type decides what its answer must equal, as
-        // it does for candidates: Java's `int getMaxTriples` agrees with a Python reference
-        // that returns False for 0 (humaneval/147).
-        let declared =
-            passrate_runner::declared::variant_return(*language, &raw.variants[language]);
-        let disagreement = keep.iter().zip(&out).find_map(|(&i, other)| {
-            let expected = primary_out[i].as_ref().expect("kept calls returned");
-            let expected = &passrate_runner::compare::conform(expected, &declared);
-            match other {
-                Ok(v) if !contains_opaque(v) && equivalent(expected, v, raw.as_set) => None,
-                other => Some(format!(
-                    "call {i}: {primary} returns {}, {language} {}",
-                    describe(&primary_out[i]),
-                    describe(other)
-                )),
-            }
-        });
-        match disagreement {
-            Some(reason) => dropped.push(DroppedVariant {
-                id: raw.id.clone(),
-                language: *language,
-                reason,
-            }),
-            None => {
-                agreeing.insert(*language, out);
+                }),
+                None => {
+                    agreeing.insert(*language, out);
+                }
             }
         }
+        // Generated inputs some agreeing language does not answer alike leave every language.
+        // (A language dropped for the dataset's inputs does not decide.)
+        let unfit: Vec<usize> = unfit
+            .into_iter()
+            .filter(|(language, _)| agreeing.contains_key(language))
+            .map(|(_, i)| i)
+            .collect();
+        if !unfit.is_empty() {
+            let positions: Vec<bool> = keep.iter().map(|i| !unfit.contains(i)).collect();
+            for out in agreeing.values_mut() {
+                let mut at = positions.iter();
+                out.retain(|_| *at.next().expect("aligned with keep"));
+            }
+            let mut at = positions.iter();
+            keep.retain(|_| *at.next().expect("aligned with keep"));
+        }
+        break (dropped, agreeing);
+    };
+    let kept_generated = keep.iter().filter(|&&i| is_generated(i)).count();
+    if kept_generated < wanted {
+        notes.push(format!(
+            "{kept_generated} of {wanted} wanted generated inputs kept: the references raised, timed out, were not deterministic or disagreed on the other {} of {proposed} proposed",
+            proposed - kept_generated
+        ));
+    }
+    // With no hidden test left (nothing generated survived, the dataset gives none), the last
+    // third of the dataset's calls become the hidden ones.
+    let mut public_until = n_public;
+    if !keep.iter().any(|&i| i >= n_public) && keep.len() >= 2 {
+        public_until = keep[keep.len() - (keep.len() / 3).max(1)];
     }
     let mut tests = Vec::new();
     let mut any_float = false;
     for (k, &i) in keep.iter().enumerate() {
-        let visibility = if i < n_public {
+        let visibility = if i < public_until {
             Visibility::Public
         } else {
             Visibility::Hidden
@@ -473,6 +551,7 @@ pub fn build_task(exec: &dyn Executor, raw: &RawTask) -> Result<Built, Rejection
         dropped,
         notes,
         extra_tests,
+        generated: kept_generated,
     })
 }
 
@@ -491,13 +570,13 @@ fn digest_if_huge(test: &mut TestCase) {
 }
 
 /// One reference's outcomes on calls, or why the execution did not complete.
-type RunCalls<'a> =
+pub(crate) type RunCalls<'a> =
     dyn Fn(Language, &[Vec<Value>]) -> Result<Vec<Result<Value, ErrorInfo>>, String> + 'a;
 
 /// Runs `calls` [`RECORD_CHUNK`] at a time, splitting a chunk that does not complete (output
 /// or CPU limit, a crash) down to single calls: each call's outcome, `None` for one that does
 /// not complete alone. Infrastructure failures end it.
-fn run_chunked(
+pub(crate) fn run_chunked(
     run: &RunCalls<'_>,
     language: Language,
     calls: &[Vec<Value>],
@@ -517,6 +596,33 @@ fn run_chunked(
         }
     }
     Ok(out)
+}
+
+/// The generated inputs ([`generate::propose`]) the primary reference answers with an
+/// encodable value of storable size, in proposal order, with that answer. (The build's own run
+/// of the primary is the second execution each must match, and the other languages' runs
+/// decide the rest: see [`build_task`].)
+fn screen_generated(
+    run: &RunCalls<'_>,
+    primary: Language,
+    proposals: &[Vec<Value>],
+) -> Result<Vec<(Vec<Value>, Value)>, String> {
+    if proposals.is_empty() {
+        return Ok(Vec::new());
+    }
+    let out = run_chunked(run, primary, proposals)?;
+    Ok(proposals
+        .iter()
+        .zip(out)
+        .filter_map(|(args, outcome)| match outcome {
+            Some(Ok(v))
+                if !contains_opaque(&v) && v.canonical_bytes().len() <= DIGEST_OVER_BYTES =>
+            {
+                Some((args.clone(), v))
+            }
+            _ => None,
+        })
+        .collect())
 }
 
 /// A class-level task: its sequences are recorded on the primary reference, which is then
@@ -542,7 +648,8 @@ fn build_sequences(
         )
     })
     .map_err(|e| reject(raw, "record", e))?;
-    let (tests, notes) = super::classeval::sequences_from_events(&events);
+    let (mut tests, notes) = super::classeval::sequences_from_events(&events);
+    hide_tail(&mut tests);
     if tests.is_empty() {
         return Err(reject(
             raw,
@@ -573,8 +680,23 @@ fn build_sequences(
         ),
         dropped: Vec::new(),
         notes,
+        generated: 0,
         extra_tests: Vec::new(),
     })
+}
+
+/// Makes the last third of a test list hidden (at least one, and at least one stays public)
+/// when the dataset marks none hidden: a pass must then also hold on tests whose details the
+/// candidate's author never sees.
+pub fn hide_tail(tests: &mut [TestCase]) {
+    if tests.len() < 2 || tests.iter().any(|t| t.visibility == Visibility::Hidden) {
+        return;
+    }
+    let hidden = (tests.len() / 3).max(1);
+    let from = tests.len() - hidden;
+    for t in &mut tests[from..] {
+        t.visibility = Visibility::Hidden;
+    }
 }
 
 /// A built task: the raw spec's identity with its tests, the tier from the primary

@@ -9,10 +9,12 @@ pub mod build;
 pub mod classeval;
 pub mod derived;
 pub mod evalplus;
+pub mod generate;
 pub mod humaneval;
 pub mod mbpp;
 pub mod pipeline;
 pub mod quixbugs;
+pub mod screen;
 pub mod suites;
 
 use std::collections::BTreeMap;

@@ -183,6 +183,10 @@ pub struct ImportReport {
     /// References whose expected values this import recorded: validated with one run
     /// through the evaluation path (the recording was the other), see [`Recorded`].
     pub recorded_references: usize,
+    /// Hidden tests made from generated inputs ([`super::generate`]) in built tasks.
+    pub generated_tests: usize,
+    /// Hidden tests given to bug-fixing tasks from their base ([`super::screen`]).
+    pub screened_hidden_tests: usize,
     pub cache: CacheStats,
 }
 
@@ -267,6 +271,7 @@ pub fn import(
     });
     let mut built = BTreeMap::new();
     let mut extra_tests = BTreeMap::new();
+    let mut generated = 0;
     let results = build_all(
         exec,
         &cache,
@@ -285,6 +290,7 @@ pub fn import(
     for result in results {
         match result {
             Ok(b) => {
+                generated += b.generated;
                 report.dropped_variants.extend(b.dropped);
                 report
                     .notes
@@ -296,8 +302,19 @@ pub fn import(
         }
     }
     report.built = built.len();
-    let derived = derive_all(&parsed, &built);
+    let mut derived = derive_all(&parsed, &built);
     report.derived = derived.len();
+    // Bug-fixing tasks' references are HumanEvalPack's canonical solutions: they get the
+    // base's hidden tests those agree on.
+    let base_of = |task: &Task| {
+        task.id
+            .strip_prefix("humanevalfix/")
+            .and_then(|n| built.get(&format!("humaneval/{n}")))
+    };
+    report.screened_hidden_tests =
+        super::screen::add_agreeing_hidden(exec, &mut derived, &base_of, options.threads)
+            .map_err(|e| ImportError::Exec(crate::exec::ExecError::infrastructure(e)))?;
+    report.generated_tests = generated;
     report.build_time = start.elapsed();
     progress(&Event::End {
         stage: "record",

@@ -401,6 +401,24 @@ fn run_into(args: Args, out: &mut String) -> Result<i32, CliError> {
                     )?;
                 }
             }
+            writeln!(
+                out,
+                "\n{:<26} {:>19} {:>7} {:>13}",
+                "suites", "tests min/med/max", "hidden", "below minimum"
+            )?;
+            for (category, suites) in &s.suites {
+                writeln!(
+                    out,
+                    "{:<26} {:>19} {:>6.1}% {:>13}",
+                    category.as_str(),
+                    format!(
+                        "{}/{}/{}",
+                        suites.tests_min, suites.tests_median, suites.tests_max
+                    ),
+                    suites.hidden_share * 100.0,
+                    suites.active_below_minimum
+                )?;
+            }
             Ok(0)
         }
         Command::Show {
@@ -621,6 +639,11 @@ fn run_into(args: Args, out: &mut String) -> Result<i32, CliError> {
                 report.reference_cpu_ms as f64 / 1000.0,
                 report.cache.hits,
                 report.cache.misses
+            );
+            super::notice!(
+                "tests: {} hidden tests from generated inputs, {} hidden tests given to bug-fixing tasks from their base",
+                report.generated_tests,
+                report.screened_hidden_tests
             );
             super::notice!(
                 "determinism: {} recorded references ran once more through the evaluation path (two runs in all); every other reference ran twice",

@@ -1,0 +1,144 @@
+//! Hidden tests for derived tasks whose reference is not their base task's: a bug-fixing
+//! task's reference is HumanEvalPack's canonical solution, not the corrected one EvalPlus's
+//! hidden inputs were checked against, so it takes only the base's public tests at
+//! derivation ([`super::derived`]). Here each of the base's hidden call tests is run on every
+//! language's reference of the derived task, and kept (hidden) where all of them return the
+//! base's expected value: the inputs on which the canonical solution is right. A canonical
+//! solution that is wrong on some HumanEval+ inputs (HumanEval's own fails 20 of 164 tasks
+//! there) thus keeps every hidden test it can be held to.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use passrate_schema::{Category, Expected, Task, TestCase, TestForm, Value, Visibility};
+
+use super::build::{contains_opaque, equivalent, run_chunked};
+use crate::exec::Executor;
+use crate::validate::with_retries;
+
+/// Categories whose derived tasks take only the base's public tests and are given the hidden
+/// ones their references agree on. (Unit-test writing is judged by the answer's own tests
+/// against the reference and faulty variants, never by the task's call tests.)
+pub const SCREENED: [Category; 1] = [Category::BugFixing];
+
+/// Adds to each task of a [`SCREENED`] category the hidden tests of its base
+/// (`base_of(task)`) that every reference of the task passes. Returns how many were added, or
+/// the first infrastructure failure (which ends the import: it is not the task's property).
+pub fn add_agreeing_hidden<'b>(
+    exec: &dyn Executor,
+    tasks: &mut [Task],
+    base_of: &(dyn Fn(&Task) -> Option<&'b Task> + Sync),
+    threads: usize,
+) -> Result<usize, String> {
+    let next = AtomicUsize::new(0);
+    let added = AtomicUsize::new(0);
+    let failure: Mutex<Option<String>> = Mutex::new(None);
+    let slots: Vec<Mutex<&mut Task>> = tasks.iter_mut().map(Mutex::new).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..threads.max(1) {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(slot) = slots.get(i) else { break };
+                    let mut task = slot.lock().expect("one thread per task");
+                    if !SCREENED.contains(&task.category) {
+                        continue;
+                    }
+                    let Some(base) = base_of(&task) else { continue };
+                    match agreeing_hidden(exec, &task, base) {
+                        Ok(tests) => {
+                            added.fetch_add(tests.len(), Ordering::SeqCst);
+                            task.tests.extend(tests);
+                        }
+                        Err(e) => {
+                            *failure.lock().expect("no panics while locked") = Some(e);
+                            break;
+                        }
+                    }
+                }
+            });
+        }
+    });
+    match failure.into_inner().expect("no panics while locked") {
+        Some(e) => Err(e),
+        None => Ok(added.into_inner()),
+    }
+}
+
+/// The base's hidden call tests (with a stored expected value) that every language of `task`
+/// runs with the base's expected value.
+fn agreeing_hidden(exec: &dyn Executor, task: &Task, base: &Task) -> Result<Vec<TestCase>, String> {
+    let candidates: Vec<&TestCase> = base
+        .tests
+        .iter()
+        .filter(|t| t.visibility == Visibility::Hidden)
+        .filter(|t| {
+            matches!(&t.form, TestForm::Call { expected: Expected::Returns(v), .. } if !contains_opaque(v))
+        })
+        .collect();
+    if candidates.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut keep = vec![true; candidates.len()];
+    for (language, variant) in &task.variants {
+        // Which candidates apply to this language (a test may hold per-language copies).
+        let applies: Vec<usize> = (0..candidates.len())
+            .filter(|&i| {
+                keep[i]
+                    && (candidates[i].languages.is_empty()
+                        || candidates[i].languages.contains(language))
+            })
+            .collect();
+        let calls: Vec<Vec<Value>> = applies
+            .iter()
+            .map(|&i| match &candidates[i].form {
+                TestForm::Call { args, .. } => args.clone(),
+                TestForm::Sequence { .. } => unreachable!("only call tests are candidates"),
+            })
+            .collect();
+        let run = |language, calls: &[Vec<Value>]| {
+            with_retries(|| {
+                exec.run_calls(
+                    language,
+                    &variant.reference_solution,
+                    &variant.entry_point,
+                    variant.class_name.as_deref(),
+                    calls,
+                )
+            })
+        };
+        let out = run_chunked(&run, *language, &calls)?;
+        let declared = passrate_runner::declared::variant_return(*language, variant);
+        for (&i, outcome) in applies.iter().zip(out) {
+            let TestForm::Call {
+                expected: Expected::Returns(expected),
+                ..
+            } = &candidates[i].form
+            else {
+                unreachable!("only returned values are candidates")
+            };
+            let expected = passrate_runner::compare::conform(expected, &declared);
+            keep[i] =
+                matches!(outcome, Some(Ok(v)) if equivalent(&expected, &v, task.comparator.as_set));
+        }
+    }
+    let languages: Vec<_> = task.variants.keys().copied().collect();
+    Ok(candidates
+        .into_iter()
+        .zip(keep)
+        .filter(|(_, k)| *k)
+        .filter_map(|(t, _)| {
+            let mut t = t.clone();
+            if !t.languages.is_empty() {
+                t.languages.retain(|l| languages.contains(l));
+                if t.languages.is_empty() {
+                    return None;
+                }
+            }
+            if languages.len() == 1 {
+                t.languages.clear();
+            }
+            Some(t)
+        })
+        .collect())
+}
