@@ -8,7 +8,8 @@
 //!
 //! [`structure`] offers what graders need beyond that: doc comments, comment-free code and
 //! syntax-tree fingerprints; [`literal`] reads documentation examples' literal calls;
-//! [`measure`] gives the structural metrics refactoring targets are set and checked in.
+//! [`measure`] gives the structural metrics refactoring targets are set and checked in;
+//! [`mutants`] makes the syntax-tree mutants test suites are measured against.
 //! [`bench`] measures throughput over the bundled real answers.
 
 pub mod bench;
@@ -20,6 +21,7 @@ mod items;
 pub mod literal;
 mod markdown;
 pub mod measure;
+pub mod mutants;
 mod signature;
 pub mod structure;
 mod syntax;

@@ -17,6 +17,7 @@ pub mod rotation;
 pub mod sample;
 pub mod stats;
 pub mod storage;
+pub mod strength;
 pub mod structure;
 pub mod tier;
 pub mod validate;

@@ -829,6 +829,7 @@ fn a_bug_fixing_task_gets_the_base_s_hidden_tests_its_references_pass() {
         &mut tasks,
         &|t: &Task| (t.id == "humanevalfix/abs").then_some(&base),
         2,
+        &|_, _, _| {},
     )
     .unwrap();
     let kept: Vec<i64> = tasks[0]
@@ -879,4 +880,27 @@ fn a_class_task_without_hidden_tests_gets_its_last_third_hidden() {
     let mut one = vec![public(1)];
     passrate_pool::import::build::hide_tail(&mut one);
     assert_eq!(one[0].visibility, Visibility::Public);
+}
+
+#[test]
+fn a_language_the_others_contradict_on_a_generated_input_is_dropped_naming_it() {
+    // JavaScript agrees with Python (as floats) on every input, Java's `abs` is wrong for
+    // negative ones: on a generated negative input JavaScript corroborates Python, so Java's
+    // reference is the wrong one.
+    let built = build_task(
+        &Scripted,
+        &raw_non_negative(&[Language::Python, Language::Javascript, Language::Java]),
+    )
+    .unwrap();
+    assert!(!built.task.variants.contains_key(&Language::Java));
+    assert_eq!(built.dropped.len(), 1, "{:?}", built.dropped);
+    assert_eq!(built.dropped[0].language, Language::Java);
+    assert!(
+        built.dropped[0].reason.starts_with("generated input (-"),
+        "{}",
+        built.dropped[0].reason
+    );
+    // With Java gone, the negative inputs are tests.
+    assert!(built.task.tests.iter().any(|t| matches!(&t.form,
+        TestForm::Call { args, .. } if matches!(args.as_slice(), [Value::Int(n)] if n.to_i64().unwrap() < 0))));
 }

@@ -39,7 +39,7 @@ use crate::tier::{factors_for, tier_for};
 use crate::validate::{INFRASTRUCTURE, with_retries};
 
 /// Cache kind of built tasks; bump the suffix when `build_task` changes its results.
-pub const BUILD_KIND: &str = "build-4";
+pub const BUILD_KIND: &str = "build-5";
 
 /// Encoded results of the scored hidden tests an execution must carry, at most: a quarter of
 /// the result channel (1 MiB by default), which leaves the public tests and a candidate that
@@ -165,6 +165,36 @@ fn same_members(x: &[Value], y: &[Value], dedupe: bool) -> bool {
     let x_in_y = x.iter().all(|p| y.iter().any(|q| equivalent(p, q, false)));
     let y_in_x = y.iter().all(|q| x.iter().any(|p| equivalent(p, q, false)));
     x_in_y && y_in_x && (dedupe || x.len() == y.len())
+}
+
+/// How another language answered a generated input it did not answer alike.
+enum Answer {
+    /// A normal value, not the primary's.
+    Differs(String),
+    /// An error, NaN or an unencodable value: outside the task's domain.
+    Fails,
+}
+
+fn contains_nan(v: &Value) -> bool {
+    match v {
+        Value::Float(x) => x.is_nan(),
+        Value::List(xs) | Value::Tuple(xs) | Value::Set(xs) => xs.iter().any(contains_nan),
+        Value::Map(kv) => kv.iter().any(|(k, v)| contains_nan(k) || contains_nan(v)),
+        _ => false,
+    }
+}
+
+fn describe_args(args: &[Value]) -> String {
+    let text = args
+        .iter()
+        .map(Value::to_string)
+        .collect::<Vec<_>>()
+        .join(", ");
+    if text.len() > 80 {
+        format!("({}…)", &text[..text.floor_char_boundary(80)])
+    } else {
+        format!("({text})")
+    }
 }
 
 fn describe(outcome: &Result<Value, ErrorInfo>) -> String {
@@ -404,19 +434,25 @@ pub fn build_task(exec: &dyn Executor, raw: &RawTask) -> Result<Built, Rejection
         let mut dropped = Vec::new();
         // Each language's outcomes, in the order of `keep`.
         let mut agreeing: BTreeMap<Language, Vec<Result<Value, ErrorInfo>>> = BTreeMap::new();
-        // Generated inputs each language did not answer alike.
-        let mut unfit: Vec<(Language, usize)> = Vec::new();
+        // How each language answered each generated input it did not answer alike.
+        let mut differing: Vec<(usize, Language, Answer)> = Vec::new();
         for language in raw.variants.keys() {
             if *language == primary {
                 continue;
             }
             let out = match run(*language, &kept_calls) {
                 Ok(out) => out,
-                Err(_) if keep.iter().any(|&i| is_generated(i)) => {
-                    keep.retain(|&i| !is_generated(i));
-                    continue 'agree;
-                }
                 Err(reason) => {
+                    // Whether the generated inputs are what it cannot complete.
+                    let dataset: Vec<Vec<Value>> = keep
+                        .iter()
+                        .filter(|&&i| !is_generated(i))
+                        .map(|&i| calls[i].clone())
+                        .collect();
+                    if dataset.len() < kept_calls.len() && run(*language, &dataset).is_ok() {
+                        keep.retain(|&i| !is_generated(i));
+                        continue 'agree;
+                    }
                     dropped.push(DroppedVariant {
                         id: raw.id.clone(),
                         language: *language,
@@ -436,7 +472,10 @@ pub fn build_task(exec: &dyn Executor, raw: &RawTask) -> Result<Built, Rejection
                 let expected = &passrate_runner::compare::conform(expected, &declared);
                 match other {
                     Ok(v) if !contains_opaque(v) && equivalent(expected, v, raw.as_set) => {}
-                    _ if is_generated(i) => unfit.push((*language, i)),
+                    Ok(v) if is_generated(i) && !contains_opaque(v) && !contains_nan(v) => {
+                        differing.push((i, *language, Answer::Differs(describe(other))))
+                    }
+                    _ if is_generated(i) => differing.push((i, *language, Answer::Fails)),
                     other => {
                         disagreement = Some(format!(
                             "call {i}: {primary} returns {}, {language} {}",
@@ -458,12 +497,48 @@ pub fn build_task(exec: &dyn Executor, raw: &RawTask) -> Result<Built, Rejection
                 }
             }
         }
-        // Generated inputs some agreeing language does not answer alike leave every language.
-        // (A language dropped for the dataset's inputs does not decide.)
-        let unfit: Vec<usize> = unfit
-            .into_iter()
-            .filter(|(language, _)| agreeing.contains_key(language))
-            .map(|(_, i)| i)
+        // A language dropped for the dataset's inputs does not decide.
+        differing.retain(|(_, language, _)| agreeing.contains_key(language));
+        // A generated input every language answers normally, where another language agrees
+        // with the primary and this one returns something else, shows this one's reference is
+        // wrong (MBXP's JavaScript min_cost agrees with Python on MBPP's three inputs only):
+        // its variant is dropped, naming the input.
+        let mut wrong: BTreeMap<Language, String> = BTreeMap::new();
+        for (i, language, answer) in &differing {
+            let Answer::Differs(answered) = answer else {
+                continue;
+            };
+            let others_fail = differing
+                .iter()
+                .any(|(j, _, a)| j == i && matches!(a, Answer::Fails));
+            let corroborated = agreeing
+                .keys()
+                .any(|l| !differing.iter().any(|(j, m, _)| j == i && m == l));
+            if corroborated && !others_fail {
+                wrong.entry(*language).or_insert_with(|| {
+                    format!(
+                        "generated input {}: {primary} returns {} and so do the other languages, {language} {answered}",
+                        describe_args(&calls[*i]),
+                        describe(&primary_out[*i])
+                    )
+                });
+            }
+        }
+        for (language, reason) in wrong {
+            agreeing.remove(&language);
+            dropped.push(DroppedVariant {
+                id: raw.id.clone(),
+                language,
+                reason,
+            });
+        }
+        // Any other generated input some remaining language does not answer alike (it raises,
+        // returns NaN, or none corroborates the primary) lies outside what the task assumes
+        // of its inputs: it leaves every language, and costs no variant.
+        let unfit: Vec<usize> = differing
+            .iter()
+            .filter(|(_, language, _)| agreeing.contains_key(language))
+            .map(|(i, _, _)| *i)
             .collect();
         if !unfit.is_empty() {
             let positions: Vec<bool> = keep.iter().map(|i| !unfit.contains(i)).collect();

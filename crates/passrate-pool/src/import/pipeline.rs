@@ -311,9 +311,34 @@ pub fn import(
             .strip_prefix("humanevalfix/")
             .and_then(|n| built.get(&format!("humaneval/{n}")))
     };
-    report.screened_hidden_tests =
-        super::screen::add_agreeing_hidden(exec, &mut derived, &base_of, options.threads)
-            .map_err(|e| ImportError::Exec(crate::exec::ExecError::infrastructure(e)))?;
+    progress(&Event::Start {
+        stage: "screen",
+        total: derived
+            .iter()
+            .filter(|t| super::screen::SCREENED.contains(&t.category))
+            .count(),
+    });
+    let screen_start = Instant::now();
+    report.screened_hidden_tests = super::screen::add_agreeing_hidden(
+        exec,
+        &mut derived,
+        &base_of,
+        options.threads,
+        &|task, done, total| {
+            progress(&Event::Done {
+                stage: "screen",
+                id: &task.id,
+                rejected: None,
+                done,
+                total,
+            })
+        },
+    )
+    .map_err(|e| ImportError::Exec(crate::exec::ExecError::infrastructure(e)))?;
+    progress(&Event::End {
+        stage: "screen",
+        elapsed: screen_start.elapsed(),
+    });
     report.generated_tests = generated;
     report.build_time = start.elapsed();
     progress(&Event::End {

@@ -88,6 +88,9 @@ pub enum CliError {
     UnscoredSamples { count: usize },
     #[error("failed to import the pool")]
     Import(#[from] passrate_pool::import::ImportError),
+    /// `pool strength` could not execute a mutant (after retries).
+    #[error("measuring the test suites failed: {0}")]
+    Measure(String),
     #[error("failed to start the async runtime")]
     Runtime(#[source] std::io::Error),
     #[error("failed to write to stdout")]
@@ -145,6 +148,7 @@ impl CliError {
             CliError::ModelApi { .. } => exit::MODEL_API_ERROR,
             CliError::ValidationFailed { .. } => exit::VALIDATION_FAILED,
             CliError::Import(e) => import_code(e),
+            CliError::Measure(_) => exit::SANDBOX_ERROR,
             CliError::Runtime(_) | CliError::Stdout(_) | CliError::Json { .. } => exit::INTERNAL,
             CliError::Untyped(e) => untyped_exit_code(e.as_ref()),
         }

@@ -5,7 +5,6 @@
 
 use std::path::{Path, PathBuf};
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use passrate_engine::evaluate::{Evaluation, benchmarks, evaluate, resolve};
 use passrate_engine::samples::{SampleFormat, read_samples};
 use passrate_pool::Pool;
@@ -93,7 +92,7 @@ pub fn run(args: Args) -> Result<i32, CliError> {
         Sandbox::new(SandboxConfig::default())
     })?;
     let runner = Runner::new(sandbox, RunnerOptions::default());
-    let bar = progress(resolved.len());
+    let bar = super::spinner::bar(resolved.len(), "judging", "samples");
     let evaluation = evaluate(
         &runner,
         &benchmark,
@@ -147,18 +146,6 @@ fn list(pool: &Pool, json: bool) -> Result<i32, CliError> {
         print_data(&out)?;
     }
     Ok(exit::OK)
-}
-
-fn progress(total: usize) -> Option<ProgressBar> {
-    if !super::spinner::wants_progress() {
-        return None;
-    }
-    let bar = ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
-    bar.set_style(
-        ProgressStyle::with_template("judging {bar:30} {pos}/{len} samples, {per_sec}, ETA {eta}")
-            .expect("a valid template"),
-    );
-    Some(bar)
 }
 
 fn refuse_existing(out: &Path) -> Result<(), CliError> {

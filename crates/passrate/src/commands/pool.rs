@@ -44,6 +44,36 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Measures test suites by mutation: mutants of each task's reference (operators,
+    /// off-by-one literals, negated conditions) judged as answers are; prints the killed share
+    /// per task and language, the survivors, and the median per category.
+    Strength {
+        /// Tasks to measure (default: every `--every`th task of the measured categories:
+        /// function completion, algorithm implementation, bug fixing).
+        #[arg(long = "task")]
+        tasks: Vec<String>,
+        /// Only this category.
+        #[arg(long, value_parser = parse_category)]
+        category: Option<passrate_schema::Category>,
+        /// Only this language (default: every language a task offers).
+        #[arg(long, value_parser = parse_language)]
+        lang: Option<passrate_schema::Language>,
+        /// Measure every N-th task, in id order.
+        #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+        every: u64,
+        /// Mutants per task and language, spread over the reference.
+        #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=1000))]
+        mutants: u64,
+        /// Worker threads (0: two per sandbox slot).
+        #[arg(long, default_value_t = 0, value_parser = threads_range())]
+        threads: usize,
+        /// Executions at once (the sandbox's slots; default: one per core, plus one).
+        #[arg(long, value_parser = slots_range())]
+        slots: Option<usize>,
+        /// One JSON object per task and language instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// Runs every reference through the evaluation path twice and reports rejections, with
     /// a timing summary (wall, tasks/s, CPU).
     Validate {
@@ -97,6 +127,24 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+}
+
+fn parse_category(s: &str) -> Result<passrate_schema::Category, String> {
+    passrate_schema::Category::ALL
+        .into_iter()
+        .find(|c| c.as_str() == s)
+        .ok_or_else(|| {
+            let known: Vec<&str> = passrate_schema::Category::ALL
+                .iter()
+                .map(|c| c.as_str())
+                .collect();
+            format!("unknown category `{s}` ({})", known.join(", "))
+        })
+}
+
+fn parse_language(s: &str) -> Result<passrate_schema::Language, String> {
+    passrate_schema::Language::parse(s)
+        .ok_or_else(|| format!("unknown language `{s}` (python, javascript, java)"))
 }
 
 fn load(dir: &Option<PathBuf>) -> Result<Pool, CliError> {
@@ -417,6 +465,108 @@ fn run_into(args: Args, out: &mut String) -> Result<i32, CliError> {
                     ),
                     suites.hidden_share * 100.0,
                     suites.active_below_minimum
+                )?;
+            }
+            Ok(0)
+        }
+        Command::Strength {
+            tasks,
+            category,
+            lang,
+            every,
+            mutants,
+            threads: requested,
+            slots,
+            json,
+        } => {
+            let pool = load(&args.pool)?;
+            let chosen: Vec<&passrate_schema::Task> = if tasks.is_empty() {
+                pool.tasks()
+                    .iter()
+                    .filter(|t| passrate_pool::strength::MEASURED.contains(&t.category))
+                    .filter(|t| category.is_none_or(|c| t.category == c))
+                    .step_by(every as usize)
+                    .collect()
+            } else {
+                tasks
+                    .iter()
+                    .map(|id| {
+                        pool.get(id).ok_or_else(|| CliError::UnknownTask {
+                            id: id.clone(),
+                            pool: pool.version().short().to_string(),
+                        })
+                    })
+                    .collect::<Result<_, _>>()?
+            };
+            let units: Vec<(&passrate_schema::Task, passrate_schema::Language)> = chosen
+                .iter()
+                .flat_map(|t| t.variants.keys().map(move |l| (*t, *l)))
+                .filter(|(_, l)| lang.is_none_or(|want| *l == want))
+                .collect();
+            let runner = runner(slots)?;
+            let threads = threads(requested, &runner);
+            let bar = super::spinner::bar(units.len(), "mutating", "tasks");
+            let measured = passrate_pool::strength::measure_all(
+                &runner,
+                &units,
+                mutants as usize,
+                threads,
+                &|done, _| {
+                    if let Some(bar) = &bar {
+                        bar.set_position(done as u64);
+                    }
+                },
+            )
+            .map_err(CliError::Measure)?;
+            if let Some(bar) = bar {
+                bar.finish_and_clear();
+            }
+            if json {
+                for s in &measured {
+                    let mut line =
+                        serde_json::to_value(s).map_err(CliError::json("a measurement"))?;
+                    line["score"] = serde_json::json!(s.score());
+                    writeln!(out, "{line}")?;
+                }
+                return Ok(0);
+            }
+            writeln!(
+                out,
+                "{:<28} {:<10} {:>5} {:>7} {:>6} {:>6} {:>7}  first survivor",
+                "task", "language", "tests", "mutants", "killed", "score", "faulty"
+            )?;
+            for s in &measured {
+                writeln!(
+                    out,
+                    "{:<28} {:<10} {:>5} {:>7} {:>6} {:>6} {:>7}  {}",
+                    s.task,
+                    s.language.as_str(),
+                    s.tests,
+                    s.mutants - s.stillborn,
+                    s.killed,
+                    s.score()
+                        .map_or("n/a".to_string(), |x| format!("{:.0}%", x * 100.0)),
+                    format!("{}/{}", s.faulty_killed, s.faulty),
+                    s.survivors.first().map_or("", String::as_str)
+                )?;
+            }
+            let mut by_category: BTreeMap<passrate_schema::Category, Vec<f64>> = BTreeMap::new();
+            for s in &measured {
+                if let Some(x) = s.score() {
+                    by_category.entry(s.category).or_default().push(x);
+                }
+            }
+            writeln!(out)?;
+            for (category, mut scores) in by_category {
+                scores.sort_by(f64::total_cmp);
+                let at_least = scores.iter().filter(|x| **x >= 0.8).count();
+                writeln!(
+                    out,
+                    "{:<28} median {:>4.0}%  {} of {} at 80% or more",
+                    category.as_str(),
+                    scores[scores.len() / 2] * 100.0,
+                    at_least,
+                    scores.len()
                 )?;
             }
             Ok(0)

@@ -1,6 +1,7 @@
 //! A spinner on stderr while a slow step runs with nothing else to show (loading the pool,
-//! starting the sandbox): only where a person watches (stderr a terminal, not under CI, not
-//! `--quiet`), cleared when the step ends so it never mixes with data or later lines.
+//! starting the sandbox), and a bar for counted work: only where a person watches (stderr a
+//! terminal, not under CI, not `--quiet`), cleared when the step ends so it never mixes with
+//! data or later lines.
 
 use std::io::IsTerminal;
 use std::time::Duration;
@@ -26,4 +27,20 @@ pub fn during<T>(message: &'static str, step: impl FnOnce() -> T) -> T {
     let out = step();
     spinner.finish_and_clear();
     out
+}
+
+/// A bar over `total` items of `what` (e.g. "samples"), with rate and ETA; `None` where no
+/// person watches.
+pub fn bar(total: usize, verb: &str, what: &str) -> Option<ProgressBar> {
+    if !wants_progress() {
+        return None;
+    }
+    let bar = ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template(&format!(
+            "{verb} {{bar:30}} {{pos}}/{{len}} {what}, {{per_sec}}, ETA {{eta}}"
+        ))
+        .expect("a valid template"),
+    );
+    Some(bar)
 }
