@@ -86,6 +86,22 @@ pub trait Executor: Sync {
         calls: &[Vec<Value>],
     ) -> Result<Vec<Result<Value, ErrorInfo>>, ExecError>;
 
+    /// [`Executor::run_calls`] with each call stopped past `per_call_cpu_ms` of CPU (screening
+    /// generated inputs, where one stuck in a loop should cost little). By default, the same
+    /// as `run_calls`.
+    fn run_calls_within(
+        &self,
+        language: Language,
+        code: &str,
+        entry_point: &str,
+        class_name: Option<&str>,
+        calls: &[Vec<Value>],
+        per_call_cpu_ms: u64,
+    ) -> Result<Vec<Result<Value, ErrorInfo>>, ExecError> {
+        let _ = per_call_cpu_ms;
+        self.run_calls(language, code, entry_point, class_name, calls)
+    }
+
     /// Judges `candidate` for `task` in `language`, the path every model answer takes.
     fn evaluate(
         &self,
@@ -323,6 +339,27 @@ impl Executor for passrate_runner::Runner {
     ) -> Result<Vec<Result<Value, ErrorInfo>>, ExecError> {
         passrate_runner::Runner::run_calls(self, language, code, entry_point, class_name, calls)
             .map_err(ExecError::from_runner)
+    }
+
+    fn run_calls_within(
+        &self,
+        language: Language,
+        code: &str,
+        entry_point: &str,
+        class_name: Option<&str>,
+        calls: &[Vec<Value>],
+        per_call_cpu_ms: u64,
+    ) -> Result<Vec<Result<Value, ErrorInfo>>, ExecError> {
+        passrate_runner::Runner::run_calls_within(
+            self,
+            language,
+            code,
+            entry_point,
+            class_name,
+            calls,
+            per_call_cpu_ms,
+        )
+        .map_err(ExecError::from_runner)
     }
 
     fn evaluate(

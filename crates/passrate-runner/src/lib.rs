@@ -411,6 +411,29 @@ impl Runner {
             .run_calls(language, code, entry_point, class_name, calls)
     }
 
+    /// [`Runner::run_calls`] with each call stopped past `per_call_cpu_ms` of CPU (not the
+    /// intake allowance): intake screens generated inputs this way, where a call stuck in a
+    /// loop should cost little.
+    pub fn run_calls_within(
+        &self,
+        language: Language,
+        code: &str,
+        entry_point: &str,
+        class_name: Option<&str>,
+        calls: &[Vec<Value>],
+        per_call_cpu_ms: u64,
+    ) -> Result<Vec<Result<Value, ErrorInfo>>, RunnerError> {
+        self.prepare(language);
+        self.core().run_calls_within(
+            language,
+            code,
+            entry_point,
+            class_name,
+            calls,
+            per_call_cpu_ms,
+        )
+    }
+
     /// Unit-test writing: runs `tests` (an answer's test suite) against `implementation` (a
     /// complete program: the task's reference or one faulty variant, preamble included) in
     /// one execution, and reports each discovered test's result. See [`suite`].
@@ -787,6 +810,19 @@ impl<E: Fn(&ExecRequest) -> Result<ExecOutcome, SandboxError>> Core<'_, E> {
         class_name: Option<&str>,
         calls: &[Vec<Value>],
     ) -> Result<Vec<Result<Value, ErrorInfo>>, RunnerError> {
+        let per_call = self.options.intake_cpu_ms;
+        self.run_calls_within(language, code, entry_point, class_name, calls, per_call)
+    }
+
+    fn run_calls_within(
+        &self,
+        language: Language,
+        code: &str,
+        entry_point: &str,
+        class_name: Option<&str>,
+        calls: &[Vec<Value>],
+        per_call_cpu_ms: u64,
+    ) -> Result<Vec<Result<Value, ErrorInfo>>, RunnerError> {
         check_name("entry point", entry_point)?;
         if let Some(c) = class_name {
             check_name("class name", c)?;
@@ -818,7 +854,7 @@ impl<E: Fn(&ExecRequest) -> Result<ExecOutcome, SandboxError>> Core<'_, E> {
         let per_call = FrameBudgets {
             skip: CALL_FRAMES_BEFORE_TESTS,
             cpu_us: Vec::new(),
-            then_each_us: Some(self.options.intake_cpu_ms.saturating_mul(1000)),
+            then_each_us: Some(per_call_cpu_ms.saturating_mul(1000)),
         };
         let outcome = self.execute_with(layout, &request, limits, Some(per_call))?;
         let t = protocol::parse_transcript(&outcome.channel_output, &nonce, false, max_frame);

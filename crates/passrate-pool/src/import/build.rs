@@ -285,8 +285,21 @@ pub fn build_task(exec: &dyn Executor, raw: &RawTask) -> Result<Built, Rejection
         let seeds: Vec<Vec<Value>> = public.iter().chain(&hidden).cloned().collect();
         let proposals = generate::propose(&raw.id, &seeds, wanted);
         proposed = proposals.len();
-        generated =
-            screen_generated(&run, primary, &proposals).map_err(|e| reject(raw, "generate", e))?;
+        let variant = &raw.variants[&primary];
+        let screen = |language: Language, calls: &[Vec<Value>]| {
+            with_retries(|| {
+                exec.run_calls_within(
+                    language,
+                    &variant.reference_solution,
+                    &variant.entry_point,
+                    variant.class_name.as_deref(),
+                    calls,
+                    generate::SCREEN_CALL_CPU_MS,
+                )
+            })
+        };
+        generated = screen_generated(&screen, primary, &proposals)
+            .map_err(|e| reject(raw, "generate", e))?;
         generated.truncate(wanted);
         hidden.extend(generated.iter().map(|(args, _)| args.clone()));
     }

@@ -38,6 +38,11 @@ const MAX_LEN: usize = 64;
 /// which would only cost the task that variant's agreement.
 const INT_BOUND: i64 = i32::MAX as i64;
 
+/// CPU a generated input may take on the primary reference in its screening run: a dataset's
+/// inputs take a few milliseconds each, and one that sends the reference into a long loop
+/// (a negative count) should cost little before it is discarded.
+pub const SCREEN_CALL_CPU_MS: u64 = 250;
+
 /// Largest magnitude a mutation gives an integer whose seed is smaller.
 const MAX_GROWN_INT: i64 = 10_000;
 
@@ -132,7 +137,7 @@ fn mutate_int(n: &Integer, rng: &mut Rng) -> Option<Integer> {
     ];
     // Magnitudes grow only so far beyond the task's own: a count of a billion makes a loop
     // over it time out, which tells nothing about the task and costs a screening run.
-    let bound = n.saturating_abs().max(MAX_GROWN_INT).min(INT_BOUND);
+    let bound = n.saturating_abs().clamp(MAX_GROWN_INT, INT_BOUND);
     let m = candidates[rng.below(candidates.len())].clamp(-bound, bound);
     Some(Integer::from(m))
 }

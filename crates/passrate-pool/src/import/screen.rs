@@ -73,6 +73,11 @@ pub fn add_agreeing_hidden<'b>(
     }
 }
 
+/// CPU each base hidden test may take on a derived task's reference: the base's own reference
+/// answers them within an evaluation's budgets; one this reference is much slower on (HumanEval's
+/// canonical solutions are not EvalPlus's) is not kept, and should cost little.
+pub const SCREEN_CALL_CPU_MS: u64 = 500;
+
 /// Hidden tests tried per task, spread over the base's: enough for a suite that catches what
 /// the public ones miss, few enough that a weekly run of bug-fixing tasks stays cheap.
 pub const MAX_SCREENED: usize = 20;
@@ -111,12 +116,13 @@ fn agreeing_hidden(exec: &dyn Executor, task: &Task, base: &Task) -> Result<Vec<
             .collect();
         let run = |language, calls: &[Vec<Value>]| {
             with_retries(|| {
-                exec.run_calls(
+                exec.run_calls_within(
                     language,
                     &variant.reference_solution,
                     &variant.entry_point,
                     variant.class_name.as_deref(),
                     calls,
+                    SCREEN_CALL_CPU_MS,
                 )
             })
         };
