@@ -185,7 +185,20 @@ fn record_and_judge(pool_task: &Task, language: Language) -> Vec<String> {
                 (c.args.clone(), expected)
             })
             .collect();
-        if as_pool != calls {
+        // The same calls, with the same results under the task's comparator: a bug-fixing
+        // task's hidden tests carry its HumanEval task's expected values, which EvalPlus's
+        // reference computed (floats may differ in the last digit, within the tolerance).
+        let same = as_pool.len() == calls.len()
+            && as_pool.iter().zip(&calls).all(|((a, x), (b, y))| {
+                a == b
+                    && match (x, y) {
+                        (Expected::Returns(x), Expected::Returns(y)) => {
+                            passrate_runner::compare::matches(y, x, &pool_task.comparator)
+                        }
+                        (x, y) => x == y,
+                    }
+            });
+        if !same {
             return vec![format!(
                 "{id}: recorded {as_pool:?}\n  but the pool holds {calls:?}"
             )];

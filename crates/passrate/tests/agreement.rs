@@ -72,6 +72,11 @@ fn expected() -> BTreeMap<String, (String, String)> {
     out
 }
 
+/// Listed verdict of an answer whose slowest input takes nearly its per-test CPU budget: it
+/// passes, or times out where the machine is loaded (as EvalPlus's time limit fails it), and
+/// either is expected.
+const NEAR_BUDGET: &str = "pass-or-timeout";
+
 #[test]
 fn verdicts_agree_with_evalplus_on_real_answers_except_the_listed_differences() {
     let upstream = upstream();
@@ -131,15 +136,18 @@ fn verdicts_agree_with_evalplus_on_real_answers_except_the_listed_differences() 
     let unexplained: Vec<String> = differences
         .iter()
         .filter(|(id, _)| {
-            !expected
-                .get(*id)
-                .is_some_and(|(v, _)| differences[*id].starts_with(v.as_str()))
+            !expected.get(*id).is_some_and(|(v, _)| {
+                let listed = if v == NEAR_BUDGET { "pass" } else { v.as_str() };
+                differences[*id].starts_with(listed)
+            })
         })
         .map(|(id, d)| format!("{id}: {d}"))
         .collect();
     let stale: Vec<&String> = expected
         .iter()
-        .filter(|(id, (v, _))| v != "absent" && !differences.contains_key(*id))
+        .filter(|(id, (v, _))| {
+            v != "absent" && v != NEAR_BUDGET && !differences.contains_key(*id)
+        })
         .map(|(id, _)| id)
         .collect();
     assert!(

@@ -187,6 +187,16 @@ fn model_api_error_7_when_the_pre_flight_fails() {
 fn validation_failed_8_when_pool_validate_rejects_a_task() {
     let dir = tempfile::tempdir().expect("tempdir");
     let mut tasks = common::plus_tasks(2);
+    // Suites that meet validation's minimum (5 tests), so that only the wrong reference
+    // is rejected.
+    for (k, task) in tasks.iter_mut().enumerate() {
+        for x in [0, 7] {
+            task.tests.push(common::call(
+                vec![common::int(x)],
+                common::int(x + k as i64),
+            ));
+        }
+    }
     let variant = tasks[1]
         .variants
         .get_mut(&passrate_schema::Language::Python)

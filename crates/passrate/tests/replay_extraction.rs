@@ -50,13 +50,13 @@ fn read_lines(path: &Path) -> anyhow::Result<Vec<serde_json::Value>> {
 
 const EXPECTED: &str = "\
 codegen-16b: answers 163, compliant/Unfenced 5, compliant/WholeAnswer 154, syntax_error 4
-codellama-13b-instruct: answers 65, compliant/Fenced 3, compliant/PromptContinuation 2, compliant/WholeAnswer 49, syntax_error 11
-deepseek-coder-6.7b-instruct: answers 65, compliant/Fenced 61, compliant/WholeAnswer 1, syntax_error 3
-gpt-3.5-turbo: answers 65, compliant/Fenced 48, compliant/Unfenced 13, compliant/WholeAnswer 2, missing_entry_point 1, no_code 1
+codellama-13b-instruct: answers 64, compliant/Fenced 3, compliant/PromptContinuation 2, compliant/WholeAnswer 47, missing_entry_point 1, syntax_error 11
+deepseek-coder-6.7b-instruct: answers 64, compliant/Fenced 60, compliant/WholeAnswer 1, syntax_error 3
+gpt-3.5-turbo: answers 64, compliant/Fenced 48, compliant/Unfenced 12, compliant/WholeAnswer 2, missing_entry_point 1, no_code 1
 gpt-4-2023: answers 163, compliant/Unfenced 1, compliant/WholeAnswer 162
-gpt-4-turbo: answers 65, compliant/Fenced 58, compliant/WholeAnswer 6, missing_entry_point 1
-mbxp-example: answers 2108, compliant/Unfenced 1, compliant/WholeAnswer 2065, missing_entry_point 15, signature_mismatch 22, syntax_error 5
-wizardcoder-15b-v1.0: answers 65, compliant/Fenced 38, missing_entry_point 1, no_code 14, script_without_function 7, syntax_error 5
+gpt-4-turbo: answers 64, compliant/Fenced 57, compliant/WholeAnswer 6, missing_entry_point 1
+mbxp-example: answers 1734, compliant/Unfenced 1, compliant/WholeAnswer 1692, missing_entry_point 15, signature_mismatch 22, syntax_error 4
+wizardcoder-15b-v1.0: answers 64, compliant/Fenced 37, missing_entry_point 1, no_code 15, script_without_function 7, syntax_error 4
 ";
 
 #[test]

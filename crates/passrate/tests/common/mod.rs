@@ -38,7 +38,7 @@ fn factors(tier: u8) -> IntakeFactors {
     }
 }
 
-fn call(args: Vec<Value>, expected: Value) -> TestCase {
+pub fn call(args: Vec<Value>, expected: Value) -> TestCase {
     TestCase {
         visibility: Visibility::Hidden,
         form: TestForm::Call {
@@ -50,7 +50,7 @@ fn call(args: Vec<Value>, expected: Value) -> TestCase {
     }
 }
 
-fn int(n: i64) -> Value {
+pub fn int(n: i64) -> Value {
     Value::int(n)
 }
 
