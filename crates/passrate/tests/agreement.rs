@@ -145,9 +145,7 @@ fn verdicts_agree_with_evalplus_on_real_answers_except_the_listed_differences() 
         .collect();
     let stale: Vec<&String> = expected
         .iter()
-        .filter(|(id, (v, _))| {
-            v != "absent" && v != NEAR_BUDGET && !differences.contains_key(*id)
-        })
+        .filter(|(id, (v, _))| v != "absent" && v != NEAR_BUDGET && !differences.contains_key(*id))
         .map(|(id, _)| id)
         .collect();
     assert!(
