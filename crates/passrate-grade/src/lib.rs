@@ -104,7 +104,7 @@ impl GradeError {
 
 /// Bumped whenever a grader's rules change what it decides (part of intake cache keys and
 /// of a run's configuration).
-pub const GRADER_VERSION: &str = "3";
+pub const GRADER_VERSION: &str = "4";
 
 /// The version of what decides a category's verdicts, for intake cache keys: categories
 /// judged by call tests alone depend on the runner only (whose fingerprint keys the whole

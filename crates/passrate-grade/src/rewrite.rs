@@ -359,6 +359,10 @@ fn is_variable_use(language: Language, node: Node<'_>) -> bool {
         (Language::Java, "field_access") => !field("field"),
         (Language::Java, "method_invocation") => !field("name"),
         (Language::Java, "method_declaration") => !field("name"),
+        // `Integer::sum`: the name after `::` is a method, whatever locals are called.
+        (Language::Java, "method_reference") => {
+            node.prev_sibling().is_none_or(|p| p.kind() != "::")
+        }
         _ => true,
     }
 }
@@ -931,6 +935,21 @@ mod tests {
             r,
             "def f(xs):\n    total_rw = 0\n    for x_rw in xs:\n        total_rw += x_rw.total\n    return dict(total=total_rw)\n"
         );
+    }
+
+    #[test]
+    fn java_method_references_keep_their_method_name() {
+        let code = "class Solution {\n    public int addElements(List<Integer> arr, int k) {\n        Optional<Integer> sum = arr.stream().reduce(Integer::sum);\n        return sum.orElse(0);\n    }\n}\n";
+        let r = rewrite(Language::Java, code, "renamed_locals").unwrap();
+        assert!(
+            r.contains("Optional<Integer> sum_rw = arr.stream().reduce(Integer::sum);"),
+            "{r}"
+        );
+        assert!(r.contains("return sum_rw.orElse(0);"), "{r}");
+        // A method reference on a local keeps the local's new name.
+        let code = "class Solution {\n    int f(List<Integer> xs) {\n        StringBuilder sb = new StringBuilder();\n        xs.forEach(sb::append);\n        return sb.length();\n    }\n}\n";
+        let r = rewrite(Language::Java, code, "renamed_locals").unwrap();
+        assert!(r.contains("xs.forEach(sb_rw::append);"), "{r}");
     }
 
     #[test]
