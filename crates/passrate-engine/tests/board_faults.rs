@@ -3,158 +3,21 @@
 //! share of the model's units, and a model whose faults exceed 1% of its units is not ranked
 //! (section `unranked`) while one at 0.5% is.
 
-use std::collections::BTreeMap;
+#[path = "fixtures/fault_store.rs"]
+mod fault_store;
 
+use fault_store::{MODELS, WEEK, fill};
 use passrate_engine::{
     BoardOptions, KNOWN_BUGGY_MODEL, REFERENCE_MODEL, Section, leaderboard, leaderboard_with,
     run_score_config,
 };
-use passrate_schema::{
-    Category, Language, LimitsUsed, Manifest, ManifestItem, Provenance, RECORD_FORMAT_VERSION,
-    Reason, ScoreRecord, Tier, Verdict,
-};
-use passrate_score::Scorer;
-use passrate_store::{Store, UnitResult};
-
-const WEEK: &str = "2026-W48";
-const UNITS: usize = 200;
-
-/// `(model, units that end in sandbox_error)`: 4 of 200 is 2%, 1 of 200 is 0.5%.
-const MODELS: [(&str, usize); 4] = [
-    ("faulty", 4),
-    ("steady", 1),
-    ("clean", 0),
-    (REFERENCE_MODEL, 0),
-];
-
-fn items() -> Vec<ManifestItem> {
-    (0..UNITS)
-        .map(|i| ManifestItem {
-            task: format!("fixture/{i}"),
-            task_version: 1,
-            language: Language::Python,
-            category: Category::FunctionCompletion,
-            tier: Tier::ALL[i % 3],
-            family: format!("fixture/{i}"),
-        })
-        .collect()
-}
-
-fn verdict(item: &ManifestItem, reason: Reason) -> Verdict {
-    Verdict {
-        task: item.task.clone(),
-        language: item.language,
-        reason,
-        tests_passed: usize::from(reason == Reason::Pass),
-        tests_total: 1,
-        cpu_ms: 1,
-        wall_ms: 1,
-        peak_memory_bytes: None,
-        tests: Vec::new(),
-        detail: reason
-            .is_infrastructure()
-            .then(|| "after 4 attempt(s): the jail exited; the reference failed too".into()),
-        grader: None,
-    }
-}
-
-/// Fills a store with one run of [`MODELS`], each record scored from the outcomes the store
-/// gives back, as the cycle scores them.
-async fn fill(store: &Store) -> anyhow::Result<()> {
-    let items = items();
-    let manifest = Manifest {
-        format_version: 1,
-        week: WEEK.into(),
-        seed: "seed-fixture".into(),
-        pool_version: "fixture".into(),
-        items: items.clone(),
-        panel: Vec::new(),
-        rotation: None,
-    };
-    let run_id = format!("{WEEK}-fixture00001");
-    store
-        .create_run(&run_id, &manifest, &serde_json::json!({"fixture": true}))
-        .await?;
-    let mut scorer = Scorer::new(run_score_config())?;
-    for (model, faults) in MODELS {
-        for (i, item) in items.iter().enumerate() {
-            let reason = if i < faults {
-                Reason::SandboxError
-            } else if model == REFERENCE_MODEL || i % 3 != 0 {
-                Reason::Pass
-            } else {
-                Reason::WrongAnswer
-            };
-            store
-                .insert_unit_result(&UnitResult {
-                    run_id: run_id.clone(),
-                    model: model.into(),
-                    task: item.task.clone(),
-                    task_version: item.task_version,
-                    sample_index: 0,
-                    language: item.language,
-                    category: item.category,
-                    tier: item.tier,
-                    raw_answer: Some("```python\ndef f(): pass\n```".into()),
-                    extracted_code: Some("def f(): pass\n".into()),
-                    verdict: verdict(item, reason),
-                    generation_ms: 1,
-                    execution_ms: 1,
-                    usage: None,
-                    completed_at: "2026-11-30T12:00:00Z".into(),
-                })
-                .await?;
-        }
-        let outcomes = store.task_outcomes(&run_id, model).await?;
-        anyhow::ensure!(outcomes.len() == UNITS, "every unit has an outcome");
-        let (_, score) = scorer.score_outcomes(&manifest.seed, model, &outcomes)?;
-        let record = ScoreRecord {
-            format_version: RECORD_FORMAT_VERSION,
-            model: model.into(),
-            week: WEEK.into(),
-            evaluated_at: "2026-11-30T12:00:00Z".into(),
-            record_version: 0,
-            run_id: run_id.clone(),
-            seed: manifest.seed.clone(),
-            pool_version: manifest.pool_version.clone(),
-            overall: score.overall,
-            by_category: score.by_category,
-            by_tier: score.by_tier,
-            by_language: score.by_language,
-            compliance_rate: score.compliance_rate,
-            coverage: score.coverage,
-            reasons: score.reasons,
-            pass_at_k: score.pass_at_k,
-            provenance: Provenance {
-                passrate_version: "0.1.0".into(),
-                extractor_version: "1.2.0".into(),
-                limits: LimitsUsed {
-                    cpu_ms: 2000,
-                    wall_ms: 4000,
-                    memory_mib: 256,
-                    heap_mib: 30,
-                    pids: 64,
-                    workdir_mib: 16,
-                    output_bytes: 1 << 20,
-                },
-                runtime_versions: BTreeMap::new(),
-            },
-            answered: Some(score.overall),
-            families: score.scored_families,
-            drift: None,
-            rotation: None,
-        };
-        store.append_score_record_for_run(&record).await?;
-    }
-    store.finish_run(&run_id).await?;
-    Ok(())
-}
+use passrate_store::Store;
 
 #[tokio::test]
 async fn a_model_over_one_percent_faults_is_not_ranked() -> anyhow::Result<()> {
     let dir = tempfile::tempdir()?;
     let store = Store::open(&dir.path().join("board.sqlite3").display().to_string()).await?;
-    fill(&store).await?;
+    fill(&store, &MODELS).await?;
 
     let board = leaderboard(&store, WEEK, &run_score_config()).await?;
     assert_eq!(board.options, BoardOptions::default());

@@ -4,153 +4,21 @@
 //! (1 fault, 0.5%) is ranked; every row shows its faults with their share.
 
 mod common;
-
-use std::collections::BTreeMap;
+#[path = "../../passrate-engine/tests/fixtures/fault_store.rs"]
+mod fault_store;
 
 use anyhow::{Context, ensure};
 use common::{Server, Target, client};
-use passrate_engine::{REFERENCE_MODEL, run_score_config};
-use passrate_schema::{
-    Category, Language, LimitsUsed, Manifest, ManifestItem, Provenance, RECORD_FORMAT_VERSION,
-    Reason, ScoreRecord, Tier, Verdict,
-};
-use passrate_score::Scorer;
-use passrate_store::{Store, UnitResult};
+use fault_store::{MODELS, WEEK, fill};
+use passrate_store::Store;
 use serde_json::Value;
-
-const WEEK: &str = "2026-W48";
-const UNITS: usize = 200;
-
-fn verdict(item: &ManifestItem, reason: Reason) -> Verdict {
-    Verdict {
-        task: item.task.clone(),
-        language: item.language,
-        reason,
-        tests_passed: usize::from(reason == Reason::Pass),
-        tests_total: 1,
-        cpu_ms: 1,
-        wall_ms: 1,
-        peak_memory_bytes: None,
-        tests: Vec::new(),
-        detail: None,
-        grader: None,
-    }
-}
-
-/// One run in a SQLite store: `faulty` with 4 of 200 units in `sandbox_error` (2%), `steady`
-/// with 1 (0.5%), `clean` with none, and the reference; records scored by the real scorer
-/// from the outcomes the store gives back, as the cycle scores them.
-async fn fill(location: &str) -> anyhow::Result<()> {
-    let store = Store::open(location).await?;
-    let items: Vec<ManifestItem> = (0..UNITS)
-        .map(|i| ManifestItem {
-            task: format!("fixture/{i}"),
-            task_version: 1,
-            language: Language::Python,
-            category: Category::FunctionCompletion,
-            tier: Tier::ALL[i % 3],
-            family: format!("fixture/{i}"),
-        })
-        .collect();
-    let manifest = Manifest {
-        format_version: 1,
-        week: WEEK.into(),
-        seed: "seed-fixture".into(),
-        pool_version: "fixture".into(),
-        items: items.clone(),
-        panel: Vec::new(),
-        rotation: None,
-    };
-    let run_id = format!("{WEEK}-fixture00001");
-    store
-        .create_run(&run_id, &manifest, &serde_json::json!({"fixture": true}))
-        .await?;
-    let mut scorer = Scorer::new(run_score_config())?;
-    // (model, units in sandbox_error, every how many units a wrong answer; 0: none)
-    for (model, faults, fail_every) in [
-        ("faulty", 4, 3),
-        ("steady", 1, 4),
-        ("clean", 0, 5),
-        (REFERENCE_MODEL, 0, 0),
-    ] {
-        for (i, item) in items.iter().enumerate() {
-            let reason = if i < faults {
-                Reason::SandboxError
-            } else if fail_every > 0 && i % fail_every == 0 {
-                Reason::WrongAnswer
-            } else {
-                Reason::Pass
-            };
-            store
-                .insert_unit_result(&UnitResult {
-                    run_id: run_id.clone(),
-                    model: model.into(),
-                    task: item.task.clone(),
-                    task_version: 1,
-                    sample_index: 0,
-                    language: item.language,
-                    category: item.category,
-                    tier: item.tier,
-                    raw_answer: Some("```python\ndef f(): pass\n```".into()),
-                    extracted_code: Some("def f(): pass\n".into()),
-                    verdict: verdict(item, reason),
-                    generation_ms: 1,
-                    execution_ms: 1,
-                    usage: None,
-                    completed_at: "2026-11-30T12:00:00Z".into(),
-                })
-                .await?;
-        }
-        let outcomes = store.task_outcomes(&run_id, model).await?;
-        let (_, score) = scorer.score_outcomes(&manifest.seed, model, &outcomes)?;
-        store
-            .append_score_record_for_run(&ScoreRecord {
-                format_version: RECORD_FORMAT_VERSION,
-                model: model.into(),
-                week: WEEK.into(),
-                evaluated_at: "2026-11-30T12:00:00Z".into(),
-                record_version: 0,
-                run_id: run_id.clone(),
-                seed: manifest.seed.clone(),
-                pool_version: manifest.pool_version.clone(),
-                overall: score.overall,
-                by_category: score.by_category,
-                by_tier: score.by_tier,
-                by_language: score.by_language,
-                compliance_rate: score.compliance_rate,
-                coverage: score.coverage,
-                reasons: score.reasons,
-                pass_at_k: score.pass_at_k,
-                provenance: Provenance {
-                    passrate_version: "0.1.0".into(),
-                    extractor_version: "1.2.0".into(),
-                    limits: LimitsUsed {
-                        cpu_ms: 2000,
-                        wall_ms: 4000,
-                        memory_mib: 256,
-                        heap_mib: 30,
-                        pids: 64,
-                        workdir_mib: 16,
-                        output_bytes: 1 << 20,
-                    },
-                    runtime_versions: BTreeMap::new(),
-                },
-                answered: Some(score.overall),
-                families: score.scored_families,
-                drift: None,
-                rotation: None,
-            })
-            .await?;
-    }
-    store.finish_run(&run_id).await?;
-    store.close().await;
-    Ok(())
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_board_shows_a_model_over_the_fault_threshold_as_not_ranked() -> anyhow::Result<()> {
     let target = Target::sqlite()?;
-    fill(&target.location).await?;
+    let store = Store::open(&target.location).await?;
+    fill(&store, &MODELS).await?;
+    store.close().await;
     let server = Server::start(&target.location).await?;
 
     let board: Value = client()
