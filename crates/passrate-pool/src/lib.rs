@@ -12,6 +12,7 @@ pub mod error;
 pub mod exec;
 pub mod import;
 pub mod panel;
+mod parallel;
 pub mod pylit;
 pub mod rotation;
 pub mod sample;

@@ -9,9 +9,6 @@
 //! mutant is either a fault the tests miss or equivalent to the reference; the score counts it
 //! as missed, so it is a lower bound, and the survivors are named for a reader to tell which.
 
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 use passrate_schema::{Category, Language, Reason, Task};
 use serde::Serialize;
 
@@ -107,29 +104,12 @@ pub fn measure_all(
     threads: usize,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<Vec<Strength>, String> {
-    let next = AtomicUsize::new(0);
-    let done = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<Result<Strength, String>>>> =
-        Mutex::new((0..units.len()).map(|_| None).collect());
-    std::thread::scope(|scope| {
-        for _ in 0..threads.max(1) {
-            scope.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, Ordering::SeqCst);
-                    let Some((task, language)) = units.get(i) else {
-                        break;
-                    };
-                    let result = measure(exec, task, *language, limit);
-                    results.lock().expect("no panics while locked")[i] = Some(result);
-                    progress(done.fetch_add(1, Ordering::SeqCst) + 1, units.len());
-                }
-            });
-        }
-    });
-    results
-        .into_inner()
-        .expect("no panics while locked")
-        .into_iter()
-        .map(|r| r.expect("every unit measured"))
-        .collect()
+    crate::parallel::map_in_order(
+        units,
+        threads,
+        |(task, language)| measure(exec, task, *language, limit),
+        |_, _, done| progress(done, units.len()),
+    )
+    .into_iter()
+    .collect()
 }

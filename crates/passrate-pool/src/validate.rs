@@ -9,8 +9,6 @@
 //! `calibration.reference_test_cpu_us`, the base of per-test budgets.
 
 use std::collections::BTreeMap;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use passrate_schema::{
     Category, CategoryData, Comparator, Language, Reason, Signature, Task, TestCase, Variant,
@@ -635,31 +633,15 @@ pub fn validate_with(
     recorded: &Recorded,
     progress: &ValidateProgress<'_>,
 ) -> ValidationReport {
-    let next = AtomicUsize::new(0);
-    let done = AtomicUsize::new(0);
-    type Slot = Option<Result<(Task, u64), Rejection>>;
-    let results: Mutex<Vec<Slot>> = Mutex::new((0..tasks.len()).map(|_| None).collect());
-    std::thread::scope(|scope| {
-        for _ in 0..threads.max(1) {
-            scope.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, Ordering::SeqCst);
-                    let Some(task) = tasks.get(i) else { break };
-                    let result = validate_task_with(exec, cache, task, recorded);
-                    progress(
-                        task,
-                        result.as_ref().err(),
-                        done.fetch_add(1, Ordering::SeqCst) + 1,
-                        tasks.len(),
-                    );
-                    results.lock().expect("no panics while locked")[i] = Some(result);
-                }
-            });
-        }
-    });
+    let results = crate::parallel::map_in_order(
+        &tasks,
+        threads,
+        |task| validate_task_with(exec, cache, task, recorded),
+        |task, result, done| progress(task, result.as_ref().err(), done, tasks.len()),
+    );
     let mut report = ValidationReport::default();
-    for result in results.into_inner().expect("no panics while locked") {
-        match result.expect("every task validated") {
+    for result in results {
+        match result {
             Ok((task, cpu)) => {
                 report.cpu_ms += cpu;
                 report.accepted.push(task);

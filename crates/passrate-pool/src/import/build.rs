@@ -23,8 +23,6 @@
 //!   digest ([`Expected::ReturnsDigest`], hidden tests under an exact comparator only).
 
 use std::collections::BTreeMap;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use passrate_schema::{
     Comparator, ErrorInfo, Expected, Language, TASK_FORMAT_VERSION, Task, TestCase, TestForm,
@@ -860,32 +858,10 @@ pub fn build_all(
     threads: usize,
     progress: &BuildProgress<'_>,
 ) -> Vec<Result<Built, Rejection>> {
-    let next = AtomicUsize::new(0);
-    let done = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<Result<Built, Rejection>>>> =
-        Mutex::new((0..raws.len()).map(|_| None).collect());
-    std::thread::scope(|scope| {
-        for _ in 0..threads.max(1) {
-            scope.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, Ordering::SeqCst);
-                    let Some(raw) = raws.get(i) else { break };
-                    let result = build_cached(exec, cache, raw);
-                    progress(
-                        raw,
-                        result.as_ref().err(),
-                        done.fetch_add(1, Ordering::SeqCst) + 1,
-                        raws.len(),
-                    );
-                    results.lock().expect("no panics while locked")[i] = Some(result);
-                }
-            });
-        }
-    });
-    results
-        .into_inner()
-        .expect("no panics while locked")
-        .into_iter()
-        .map(|r| r.expect("every task built"))
-        .collect()
+    crate::parallel::map_in_order(
+        raws,
+        threads,
+        |raw| build_cached(exec, cache, raw),
+        |raw, result, done| progress(raw, result.as_ref().err(), done, raws.len()),
+    )
 }

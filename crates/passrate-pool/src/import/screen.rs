@@ -7,7 +7,6 @@
 //! solution that is wrong on some HumanEval+ inputs (HumanEval's own fails 20 of 164 tasks
 //! there) thus keeps every hidden test it can be held to.
 
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use passrate_schema::{Category, Expected, Task, TestCase, TestForm, Value, Visibility};
@@ -36,41 +35,32 @@ pub fn add_agreeing_hidden<'b>(
         .iter()
         .filter(|t| SCREENED.contains(&t.category) && base_of(t).is_some())
         .count();
-    let next = AtomicUsize::new(0);
-    let done = AtomicUsize::new(0);
-    let added = AtomicUsize::new(0);
-    let failure: Mutex<Option<String>> = Mutex::new(None);
-    let slots: Vec<Mutex<&mut Task>> = tasks.iter_mut().map(Mutex::new).collect();
-    std::thread::scope(|scope| {
-        for _ in 0..threads.max(1) {
-            scope.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, Ordering::SeqCst);
-                    let Some(slot) = slots.get(i) else { break };
-                    let mut task = slot.lock().expect("one thread per task");
-                    if !SCREENED.contains(&task.category) {
-                        continue;
-                    }
-                    let Some(base) = base_of(&task) else { continue };
-                    match agreeing_hidden(exec, &task, base) {
-                        Ok(tests) => {
-                            added.fetch_add(tests.len(), Ordering::SeqCst);
-                            task.tests.extend(tests);
-                            progress(&task, done.fetch_add(1, Ordering::SeqCst) + 1, total);
-                        }
-                        Err(e) => {
-                            *failure.lock().expect("no panics while locked") = Some(e);
-                            break;
-                        }
-                    }
-                }
-            });
+    let screened_so_far = AtomicUsize::new(0);
+    let screened: Vec<Option<Result<Vec<TestCase>, String>>> = crate::parallel::map_in_order(
+        tasks,
+        threads,
+        |task| {
+            let base = base_of(task).filter(|_| SCREENED.contains(&task.category))?;
+            Some(agreeing_hidden(exec, task, base))
+        },
+        |task, result, _| {
+            if result.is_some() {
+                progress(
+                    task,
+                    screened_so_far.fetch_add(1, Ordering::SeqCst) + 1,
+                    total,
+                );
+            }
+        },
+    );
+    let mut added = 0;
+    for (task, result) in tasks.iter_mut().zip(screened) {
+        if let Some(tests) = result.transpose()? {
+            added += tests.len();
+            task.tests.extend(tests);
         }
-    });
-    match failure.into_inner().expect("no panics while locked") {
-        Some(e) => Err(e),
-        None => Ok(added.into_inner()),
     }
+    Ok(added)
 }
 
 /// CPU each base hidden test may take on a derived task's reference: the base's own reference
