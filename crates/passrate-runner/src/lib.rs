@@ -186,6 +186,22 @@ impl RunnerError {
     }
 }
 
+/// The calls an intake execution completed, in order, and why it ended before the rest (a
+/// call past its CPU budget, a crash, the output limit), if it did: a mutant of a reference
+/// that loops on one input still tells which earlier inputs it got wrong.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PartialCalls {
+    pub outcomes: Vec<Result<Value, ErrorInfo>>,
+    pub stopped: Option<CallsStopped>,
+}
+
+/// Why an execution of calls ended early: the verdict reason it would get, and the detail.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CallsStopped {
+    pub reason: Reason,
+    pub detail: String,
+}
+
 /// One call the check code made on the reference's entry point, with its outcome.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RecordedCall {
@@ -425,6 +441,29 @@ impl Runner {
     ) -> Result<Vec<Result<Value, ErrorInfo>>, RunnerError> {
         self.prepare(language);
         self.core().run_calls_within(
+            language,
+            code,
+            entry_point,
+            class_name,
+            calls,
+            per_call_cpu_ms,
+        )
+    }
+
+    /// [`Runner::run_calls_within`] that keeps what completed when the execution ends early
+    /// (test-suite strength: which inputs a mutant of the reference gets wrong). Compile and
+    /// load failures are still errors.
+    pub fn run_calls_until(
+        &self,
+        language: Language,
+        code: &str,
+        entry_point: &str,
+        class_name: Option<&str>,
+        calls: &[Vec<Value>],
+        per_call_cpu_ms: u64,
+    ) -> Result<PartialCalls, RunnerError> {
+        self.prepare(language);
+        self.core().run_calls_until(
             language,
             code,
             entry_point,
@@ -823,6 +862,37 @@ impl<E: Fn(&ExecRequest) -> Result<ExecOutcome, SandboxError>> Core<'_, E> {
         calls: &[Vec<Value>],
         per_call_cpu_ms: u64,
     ) -> Result<Vec<Result<Value, ErrorInfo>>, RunnerError> {
+        let partial = self.run_calls_until(
+            language,
+            code,
+            entry_point,
+            class_name,
+            calls,
+            per_call_cpu_ms,
+        )?;
+        match partial.stopped {
+            None => Ok(partial.outcomes),
+            Some(stop) => Err(RunnerError::Reference {
+                reason: stop.reason,
+                detail: format!(
+                    "after {} of {} calls: {}",
+                    partial.outcomes.len(),
+                    calls.len(),
+                    stop.detail
+                ),
+            }),
+        }
+    }
+
+    fn run_calls_until(
+        &self,
+        language: Language,
+        code: &str,
+        entry_point: &str,
+        class_name: Option<&str>,
+        calls: &[Vec<Value>],
+        per_call_cpu_ms: u64,
+    ) -> Result<PartialCalls, RunnerError> {
         check_name("entry point", entry_point)?;
         if let Some(c) = class_name {
             check_name("class name", c)?;
@@ -860,22 +930,18 @@ impl<E: Fn(&ExecRequest) -> Result<ExecOutcome, SandboxError>> Core<'_, E> {
         let t = protocol::parse_transcript(&outcome.channel_output, &nonce, false, max_frame);
         self.note_runtime(language, &t);
         self.intake_failure(language, compile_steps, &outcome, &t)?;
-        if t.tests.len() != calls.len()
+        let stopped = (t.tests.len() != calls.len()
             || !t.done
-            || outcome.status != passrate_sandbox::ExecStatus::Ok
-        {
-            let stop = judge::stop_reason(&outcome, &t);
-            return Err(RunnerError::Reference {
-                reason: stop.reason,
-                detail: format!(
-                    "after {} of {} calls: {}",
-                    t.tests.len(),
-                    calls.len(),
-                    stop.detail
-                ),
+            || outcome.status != passrate_sandbox::ExecStatus::Ok)
+            .then(|| {
+                let stop = judge::stop_reason(&outcome, &t);
+                CallsStopped {
+                    reason: stop.reason,
+                    detail: stop.detail,
+                }
             });
-        }
-        t.tests
+        let outcomes = t
+            .tests
             .into_iter()
             .map(|f| match f.outcome {
                 Outcome::Single(r) => Ok(r),
@@ -884,7 +950,8 @@ impl<E: Fn(&ExecRequest) -> Result<ExecOutcome, SandboxError>> Core<'_, E> {
                     detail: "steps reported for a call".to_owned(),
                 }),
             })
-            .collect()
+            .collect::<Result<_, _>>()?;
+        Ok(PartialCalls { outcomes, stopped })
     }
 
     /// The failures common to intake runs: no harness, compile and load errors.

@@ -257,3 +257,33 @@ fn humaneval_96_trial_division_is_not_timed_out_by_its_number_of_inputs() {
         verdict.cpu_ms
     );
 }
+
+#[test]
+fn calls_completed_before_a_loop_are_kept_and_the_stop_is_named() {
+    for (language, code, class) in [
+        (Language::Python, PY, None),
+        (Language::Javascript, JS, None),
+        (Language::Java, JAVA, Some("Solution")),
+    ] {
+        let calls: Vec<Vec<_>> = [0, 2, 1, 3].into_iter().map(|i| vec![int(i)]).collect();
+        let partial = runner()
+            .run_calls_until(language, code, "f", class, &calls, 100)
+            .expect("no infrastructure failure");
+        let returned: Vec<_> = partial
+            .outcomes
+            .iter()
+            .map(|o| o.clone().expect("returned"))
+            .collect();
+        assert_eq!(returned, vec![int(0), int(2)], "{language}");
+        let stop = partial.stopped.expect("the third call stops the execution");
+        assert_eq!(stop.reason, Reason::Timeout, "{language}: {}", stop.detail);
+        // The whole-or-nothing form reports the same stop as an error.
+        let err = runner()
+            .run_calls_within(language, code, "f", class, &calls, 100)
+            .expect_err("a call did not complete");
+        assert!(
+            matches!(&err, RunnerError::Reference { reason: Reason::Timeout, detail } if detail.starts_with("after 2 of 4 calls")),
+            "{language}: {err}"
+        );
+    }
+}
