@@ -3,8 +3,9 @@
 //! `passrate_runner::Runner` implements it; tests use small scripted executors.
 
 use passrate_grade::Execute;
+pub use passrate_runner::{CallsStopped, PartialCalls};
 use passrate_runner::{Runner, RunnerError, SuiteOutcome, SuiteTarget};
-use passrate_schema::{Comparator, ErrorInfo, Language, Task, TestCase, Value, Verdict};
+use passrate_schema::{Comparator, ErrorInfo, Language, Reason, Task, TestCase, Value, Verdict};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -100,6 +101,41 @@ pub trait Executor: Sync {
     ) -> Result<Vec<Result<Value, ErrorInfo>>, ExecError> {
         let _ = per_call_cpu_ms;
         self.run_calls(language, code, entry_point, class_name, calls)
+    }
+
+    /// [`Executor::run_calls_within`] that keeps the outcomes of the calls completed before
+    /// the execution ended early (mutation testing, [`crate::strength`]). By default, built
+    /// on `run_calls_within`: an execution that ends early reports no completed call.
+    fn run_calls_until(
+        &self,
+        language: Language,
+        code: &str,
+        entry_point: &str,
+        class_name: Option<&str>,
+        calls: &[Vec<Value>],
+        per_call_cpu_ms: u64,
+    ) -> Result<PartialCalls, ExecError> {
+        match self.run_calls_within(
+            language,
+            code,
+            entry_point,
+            class_name,
+            calls,
+            per_call_cpu_ms,
+        ) {
+            Ok(outcomes) => Ok(PartialCalls {
+                outcomes,
+                stopped: None,
+            }),
+            Err(e) if !e.infrastructure => Ok(PartialCalls {
+                outcomes: Vec::new(),
+                stopped: Some(CallsStopped {
+                    reason: Reason::RuntimeError,
+                    detail: e.to_string(),
+                }),
+            }),
+            Err(e) => Err(e),
+        }
     }
 
     /// Judges `candidate` for `task` in `language`, the path every model answer takes.
@@ -351,6 +387,27 @@ impl Executor for passrate_runner::Runner {
         per_call_cpu_ms: u64,
     ) -> Result<Vec<Result<Value, ErrorInfo>>, ExecError> {
         passrate_runner::Runner::run_calls_within(
+            self,
+            language,
+            code,
+            entry_point,
+            class_name,
+            calls,
+            per_call_cpu_ms,
+        )
+        .map_err(ExecError::from_runner)
+    }
+
+    fn run_calls_until(
+        &self,
+        language: Language,
+        code: &str,
+        entry_point: &str,
+        class_name: Option<&str>,
+        calls: &[Vec<Value>],
+        per_call_cpu_ms: u64,
+    ) -> Result<PartialCalls, ExecError> {
+        passrate_runner::Runner::run_calls_until(
             self,
             language,
             code,

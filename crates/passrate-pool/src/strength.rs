@@ -8,8 +8,14 @@
 //! rejects `true + 1`) is stillborn and left out: it says nothing of the tests. A surviving
 //! mutant is either a fault the tests miss or equivalent to the reference; the score counts it
 //! as missed, so it is a lower bound, and the survivors are named for a reader to tell which.
+//!
+//! Intake needs more than a verdict per mutant: which tests kill which mutant, to keep the
+//! smallest scored suite that kills as many ([`call_kills`], one execution per mutant with
+//! every call test, what completed kept when a call loops or crashes).
 
-use passrate_schema::{Category, Language, Reason, Task};
+use std::collections::BTreeSet;
+
+use passrate_schema::{Category, ErrorInfo, Expected, Language, Reason, Task, TestForm, Value};
 use serde::Serialize;
 
 use crate::exec::Executor;
@@ -23,6 +29,10 @@ pub const MEASURED: [Category; 3] = [
     Category::AlgorithmImplementation,
     Category::BugFixing,
 ];
+
+/// The share of mutants a suite should kill: intake aims inputs at the survivors of a suite
+/// under it ([`crate::import::select`]), and `pool stats` counts the tasks still under it.
+pub const MUTATION_TARGET: f64 = 0.8;
 
 /// One task's suite in one language, against the reference's mutants.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -112,4 +122,100 @@ pub fn measure_all(
     )
     .into_iter()
     .collect()
+}
+
+/// CPU one call of a mutant may take in [`call_kills`]: a mutant that loops is stopped
+/// early (the reference answers every call within the intake allowance, and a finite slowdown
+/// a judge would time out is rare among one-place changes).
+pub const MUTANT_CALL_CPU_MS: u64 = 250;
+
+/// Whether [`call_kills`] can measure `task` in `language`: every test that applies is a call.
+pub fn calls_only(task: &Task, language: Language) -> bool {
+    task.tests_for(language)
+        .all(|(_, t)| matches!(t.form, TestForm::Call { .. }))
+}
+
+/// For each program (a mutant of `task`'s reference in `language`, or a known faulty
+/// variant): `None` if it does not load (a compile or load error), else the indices into
+/// `task.tests` of the tests it fails. One execution per program runs every call test that
+/// applies to `language`; when a call stops the execution (past [`MUTANT_CALL_CPU_MS`], a
+/// crash), that test fails and the calls after it are not known to. Only for
+/// [`calls_only`] tasks. Infrastructure failures (after retries) are the error.
+pub fn call_kills(
+    exec: &dyn Executor,
+    task: &Task,
+    language: Language,
+    programs: &[&str],
+) -> Result<Vec<Option<BTreeSet<usize>>>, String> {
+    let variant = task
+        .variants
+        .get(&language)
+        .ok_or_else(|| format!("{} has no {language} variant", task.id))?;
+    let tests: Vec<(usize, &Vec<Value>, &Expected)> = task
+        .tests_for(language)
+        .filter_map(|(i, t)| match &t.form {
+            TestForm::Call { args, expected } => Some((i, args, expected)),
+            TestForm::Sequence { .. } => None,
+        })
+        .collect();
+    let calls: Vec<Vec<Value>> = tests.iter().map(|(_, args, _)| (*args).clone()).collect();
+    let declared = passrate_runner::declared::variant_return(language, variant);
+    let mut out = Vec::with_capacity(programs.len());
+    for code in programs {
+        let partial = match with_retries(|| {
+            exec.run_calls_until(
+                language,
+                code,
+                &variant.entry_point,
+                variant.class_name.as_deref(),
+                &calls,
+                MUTANT_CALL_CPU_MS,
+            )
+        }) {
+            Ok(p) => p,
+            Err(e) if e.starts_with(crate::validate::INFRASTRUCTURE) => return Err(e),
+            Err(_) => {
+                out.push(None);
+                continue;
+            }
+        };
+        let mut failed = BTreeSet::new();
+        for ((i, _, expected), outcome) in tests.iter().zip(&partial.outcomes) {
+            let cmp = passrate_runner::compare::for_language(
+                task.comparator_for(&task.tests[*i]),
+                language,
+            );
+            if !satisfies(expected, outcome, &declared, &cmp) {
+                failed.insert(*i);
+            }
+        }
+        if partial.stopped.is_some()
+            && let Some((i, _, _)) = tests.get(partial.outcomes.len())
+        {
+            failed.insert(*i);
+        }
+        out.push(Some(failed));
+    }
+    Ok(out)
+}
+
+/// Whether one call's outcome is what the test expects, as the judge compares it.
+pub(crate) fn satisfies(
+    expected: &Expected,
+    outcome: &Result<Value, ErrorInfo>,
+    declared: &passrate_runner::declared::Declared,
+    cmp: &passrate_schema::Comparator,
+) -> bool {
+    match (expected, outcome) {
+        (Expected::Returns(want), Ok(got)) => passrate_runner::compare::matches(
+            &passrate_runner::compare::conform(want, declared),
+            got,
+            cmp,
+        ),
+        (Expected::ReturnsDigest(want), Ok(got)) => {
+            passrate_runner::digest::digest(got).blake3 == want.blake3
+        }
+        (Expected::Raises(kind), Err(error)) => error.kind == *kind,
+        _ => false,
+    }
 }

@@ -397,6 +397,41 @@ pub struct Calibration {
     /// of per-test CPU budgets.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub reference_test_cpu_us: BTreeMap<Language, Vec<u64>>,
+    /// How the scored tests fare against mechanical mutants of the reference, measured by
+    /// `passrate pool import` in one language.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mutation: Option<MutationScore>,
+}
+
+/// A suite's strength: of the reference's mutants that load, how many the scored tests
+/// kill (a verdict other than a pass), and the others: survivors some input tells apart from
+/// the reference (faults the tests miss), and those no input tried does (likely equivalent to
+/// the reference).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MutationScore {
+    /// The language whose reference was mutated.
+    pub language: Language,
+    /// Mutants that load (compile, define the entry point).
+    pub mutants: u32,
+    pub killed: u32,
+    /// What each surviving mutant changed, e.g. "line 4: `<` → `<=`", for those not known
+    /// to be equivalent.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub survivors: Vec<String>,
+    /// Survivors that no input intake tried (the dataset's unscored inputs, inputs generated
+    /// at them) tells apart from the reference: likely equivalent. Looked for only in suites
+    /// under the target.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub equivalent: Vec<String>,
+}
+
+impl MutationScore {
+    /// Killed share of the mutants not found equivalent; `None` without one.
+    pub fn score(&self) -> Option<f64> {
+        let counted = self.mutants - self.equivalent.len() as u32;
+        (counted > 0).then(|| f64::from(self.killed) / f64::from(counted))
+    }
 }
 
 /// A task of the pool. Unknown keys are rejected, here and in every nested object.
