@@ -68,6 +68,12 @@ pub struct Suites {
     pub hidden_share: f64,
     /// Active task variants under the suite minimum (see [`StatsRow::active_below_minimum`]).
     pub active_below_minimum: usize,
+    /// Tasks whose suite intake measured by mutation ([`passrate_schema::MutationScore`]).
+    pub mutation_measured: usize,
+    /// Their median mutation score (share of loading mutants the scored tests kill).
+    pub mutation_median: Option<f64>,
+    /// Of those, tasks under [`MUTATION_TARGET`](crate::strength::MUTATION_TARGET).
+    pub mutation_below_target: usize,
 }
 
 impl Suites {
@@ -75,6 +81,9 @@ impl Suites {
         tests.sort_unstable();
         let total: usize = tests.iter().sum();
         Suites {
+            mutation_measured: 0,
+            mutation_median: None,
+            mutation_below_target: 0,
             tests_min: tests.first().copied().unwrap_or(0),
             tests_median: tests.get(tests.len() / 2).copied().unwrap_or(0),
             tests_max: tests.last().copied().unwrap_or(0),
@@ -136,6 +145,12 @@ pub fn stats(pool: &Pool, week: &str, config: &SampleConfig) -> Result<Stats, Sa
                 usize::from(active && crate::validate::below_suite_minimum(task.category, n, h));
         }
     }
+    let mut mutation: BTreeMap<Category, Vec<f64>> = BTreeMap::new();
+    for task in pool.tasks() {
+        if let Some(score) = task.calibration.mutation.as_ref().and_then(|m| m.score()) {
+            mutation.entry(task.category).or_default().push(score);
+        }
+    }
     let mut per_category: BTreeMap<Category, (Vec<usize>, usize, usize)> = BTreeMap::new();
     for ((category, _, _), cell) in &cells {
         let c = per_category.entry(*category).or_default();
@@ -146,7 +161,17 @@ pub fn stats(pool: &Pool, week: &str, config: &SampleConfig) -> Result<Stats, Sa
     let suites = per_category
         .into_iter()
         .map(|(category, (tests, hidden, below))| {
-            (category, Suites::from_counts(tests, hidden, below))
+            let mut suites = Suites::from_counts(tests, hidden, below);
+            if let Some(scores) = mutation.get_mut(&category) {
+                scores.sort_by(f64::total_cmp);
+                suites.mutation_measured = scores.len();
+                suites.mutation_median = Some(scores[scores.len() / 2]);
+                suites.mutation_below_target = scores
+                    .iter()
+                    .filter(|s| **s < crate::strength::MUTATION_TARGET)
+                    .count();
+            }
+            (category, suites)
         })
         .collect();
     let count = |s: Status| by_status.get(&s).copied().unwrap_or(0);

@@ -136,6 +136,7 @@ fn raw(languages: &[Language]) -> RawTask {
         atol: None,
         as_set: false,
         factor_prompt: String::new(),
+        contract: None,
     }
 }
 

@@ -37,7 +37,7 @@ use crate::tier::{factors_for, tier_for};
 use crate::validate::{INFRASTRUCTURE, with_retries};
 
 /// Cache kind of built tasks; bump the suffix when `build_task` changes its results.
-pub const BUILD_KIND: &str = "build-5";
+pub const BUILD_KIND: &str = "build-6";
 
 /// Encoded results of the scored hidden tests an execution must carry, at most: a quarter of
 /// the result channel (1 MiB by default), which leaves the public tests and a candidate that
@@ -83,6 +83,9 @@ pub struct Built {
     /// (`languages` = the primary: no other language was run on them).
     #[serde(default)]
     pub extra_tests: Vec<TestCase>,
+    /// Hidden tests [`super::select`] moved from the scored suite to the extra tests.
+    #[serde(default)]
+    pub unscored: usize,
 }
 
 fn reject(raw: &RawTask, stage: &str, reason: impl Into<String>) -> Rejection {
@@ -284,11 +287,13 @@ pub fn build_task(exec: &dyn Executor, raw: &RawTask) -> Result<Built, Rejection
         let proposals = generate::propose(&raw.id, &seeds, wanted);
         proposed = proposals.len();
         let variant = &raw.variants[&primary];
+        // Inputs outside the dataset's stated preconditions raise here and are discarded.
+        let screened_code = screening_code(raw);
         let screen = |language: Language, calls: &[Vec<Value>]| {
             with_retries(|| {
                 exec.run_calls_within(
                     language,
-                    &variant.reference_solution,
+                    &screened_code,
                     &variant.entry_point,
                     variant.class_name.as_deref(),
                     calls,
@@ -638,6 +643,7 @@ pub fn build_task(exec: &dyn Executor, raw: &RawTask) -> Result<Built, Rejection
         notes,
         extra_tests,
         generated: kept_generated,
+        unscored: 0,
     })
 }
 
@@ -688,7 +694,7 @@ pub(crate) fn run_chunked(
 /// encodable value of storable size, in proposal order, with that answer. (The build's own run
 /// of the primary is the second execution each must match, and the other languages' runs
 /// decide the rest: see [`build_task`].)
-fn screen_generated(
+pub(crate) fn screen_generated(
     run: &RunCalls<'_>,
     primary: Language,
     proposals: &[Vec<Value>],
@@ -768,6 +774,7 @@ fn build_sequences(
         notes,
         generated: 0,
         extra_tests: Vec::new(),
+        unscored: 0,
     })
 }
 
@@ -812,6 +819,53 @@ fn new_task(
     }
 }
 
+/// The primary reference wrapped in the dataset's contract ([`super::contract`]), where the
+/// dataset states one.
+fn contracted_primary(raw: &RawTask) -> Option<String> {
+    raw.contract
+        .as_deref()
+        .filter(|_| raw.primary == Language::Python)
+        .and_then(|c| super::contract::contracted(&raw.variants[&raw.primary], c))
+}
+
+/// The primary reference that screens generated inputs: under the dataset's contract where
+/// it states one, else the reference itself.
+fn screening_code(raw: &RawTask) -> String {
+    contracted_primary(raw).unwrap_or_else(|| raw.variants[&raw.primary].reference_solution.clone())
+}
+
+/// Measures a built task's suite by mutation and keeps the scored tests
+/// [`super::select`] chooses; the others join its extra tests. A language whose reference
+/// contradicts the primary's on an input aimed at a survivor loses its variant, naming it.
+fn scored_suite(exec: &dyn Executor, raw: &RawTask, mut built: Built) -> Result<Built, Rejection> {
+    let contracted = contracted_primary(raw);
+    let selection = super::select::select(
+        exec,
+        &built.task,
+        raw.primary,
+        &built.extra_tests,
+        contracted.as_deref(),
+    )
+    .map_err(|e| reject(raw, "select", e))?;
+    if let Some(selection) = selection {
+        if let Some(reason) = super::select::too_weak(&selection) {
+            return Err(reject(raw, "select", reason));
+        }
+        built.dropped.extend(
+            selection
+                .wrong
+                .iter()
+                .map(|(language, reason)| DroppedVariant {
+                    id: raw.id.clone(),
+                    language: *language,
+                    reason: reason.clone(),
+                }),
+        );
+        built.unscored = super::select::apply(&mut built.task, &mut built.extra_tests, selection);
+    }
+    Ok(built)
+}
+
 /// Builds one task through the cache (keyed by the raw spec). Infrastructure failures that
 /// survive the retries reject the task for this run but are not cached.
 pub fn build_cached(exec: &dyn Executor, cache: &Cache, raw: &RawTask) -> Result<Built, Rejection> {
@@ -820,7 +874,7 @@ pub fn build_cached(exec: &dyn Executor, cache: &Cache, raw: &RawTask) -> Result
     let mut infrastructure = None;
     let result: Result<Result<Built, Rejection>, String> =
         cache.get_or_compute(BUILD_KIND, &key, || {
-            let r = build_task(exec, raw);
+            let r = build_task(exec, raw).and_then(|b| scored_suite(exec, raw, b));
             // Execution failures carry the executor's message; they must not be persisted as if
             // they were properties of the task.
             match &r {

@@ -110,6 +110,7 @@ fn raw_task(r: &Record, id: String) -> RawTask {
             check_code: recording_check(&r.test.replace("\r\n", "\n"), &r.class_name),
         },
         primary: Language::Python,
+        contract: None,
         atol: None,
         as_set: false,
         factor_prompt: format!("{}\n{}", r.class_description, r.skeleton),

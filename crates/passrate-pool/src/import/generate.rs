@@ -25,7 +25,7 @@ pub const TARGET_TESTS: usize = 10;
 pub const TARGET_HIDDEN: usize = 3;
 
 /// Inputs proposed per input still wanted: many are discarded by the references.
-const PROPOSALS_PER_WANTED: usize = 2;
+pub const PROPOSALS_PER_WANTED: usize = 2;
 
 /// A generated input's canonical encoding stays under this, so that generated tests never
 /// dominate an execution's output or the pool's size.

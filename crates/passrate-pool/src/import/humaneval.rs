@@ -84,6 +84,8 @@ struct PlusRecord {
     canonical_solution: String,
     #[serde(default)]
     atol: f64,
+    #[serde(default)]
+    contract: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -290,6 +292,7 @@ fn problem(
         atol: Some(plus.atol),
         as_set: false,
         factor_prompt: plus.prompt.clone(),
+        contract: plus.contract.clone(),
     };
     HumanEvalProblem {
         number,
@@ -367,6 +370,7 @@ mod tests {
             entry_point: "add".into(),
             canonical_solution: "\n    return x + y\n".into(),
             atol: 0.0,
+            contract: None,
         };
         let original = HumanEvalRecord {
             task_id: "HumanEval/53".into(),

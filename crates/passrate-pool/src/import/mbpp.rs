@@ -42,6 +42,8 @@ struct PlusRecord {
     canonical_solution: String,
     #[serde(default)]
     atol: f64,
+    #[serde(default)]
+    contract: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -269,6 +271,7 @@ fn raw_task(
         atol: plus.map(|p| p.atol),
         as_set,
         factor_prompt: record.text.clone(),
+        contract: plus.and_then(|p| p.contract.clone()),
     })
 }
 

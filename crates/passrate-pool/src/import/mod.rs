@@ -7,6 +7,7 @@
 
 pub mod build;
 pub mod classeval;
+pub mod contract;
 pub mod derived;
 pub mod evalplus;
 pub mod generate;
@@ -15,6 +16,7 @@ pub mod mbpp;
 pub mod pipeline;
 pub mod quixbugs;
 pub mod screen;
+pub mod select;
 pub mod suites;
 
 use std::collections::BTreeMap;
@@ -83,6 +85,10 @@ pub struct RawTask {
     pub as_set: bool,
     /// Prompt text the edge-case factor is counted on.
     pub factor_prompt: String,
+    /// The dataset's preconditions on the primary reference's inputs, as Python `assert`
+    /// lines (EvalPlus's contract): generated inputs that break them are discarded
+    /// ([`contract`]).
+    pub contract: Option<String>,
 }
 
 pub(crate) fn source(dataset: &str, upstream_id: &str, license: &str) -> Source {

@@ -2,7 +2,7 @@
 //! others, validate everything, and assemble the pool with its initial reserve and the
 //! licence files. Deterministic for a given data directory and runner.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -185,6 +185,8 @@ pub struct ImportReport {
     pub recorded_references: usize,
     /// Hidden tests made from generated inputs ([`super::generate`]) in built tasks.
     pub generated_tests: usize,
+    /// Hidden tests the scored-suite choice ([`super::select`]) moved to the extra tests.
+    pub unscored_tests: usize,
     /// Hidden tests given to bug-fixing tasks from their base ([`super::screen`]).
     pub screened_hidden_tests: usize,
     pub cache: CacheStats,
@@ -291,6 +293,7 @@ pub fn import(
         match result {
             Ok(b) => {
                 generated += b.generated;
+                report.unscored_tests += b.unscored;
                 report.dropped_variants.extend(b.dropped);
                 report
                     .notes
@@ -335,6 +338,61 @@ pub fn import(
         },
     )
     .map_err(|e| ImportError::Exec(crate::exec::ExecError::infrastructure(e)))?;
+    // Their suites are measured and strengthened as a built task's are, against mutants of
+    // their own (HumanEvalPack) reference.
+    // Their inputs have their base's preconditions.
+    let contracts: BTreeMap<String, &str> = parsed
+        .humaneval
+        .iter()
+        .filter_map(|p| Some((p.raw.id.clone(), p.raw.contract.as_deref()?)))
+        .collect();
+    let selections = crate::parallel::map_in_order(
+        &derived,
+        options.threads,
+        |task| match task.variants.iter().next() {
+            Some((&language, variant)) if super::screen::SCREENED.contains(&task.category) => {
+                let screening = (language == Language::Python)
+                    .then(|| task.id.strip_prefix("humanevalfix/"))
+                    .flatten()
+                    .and_then(|n| contracts.get(&format!("humaneval/{n}")))
+                    .and_then(|c| super::contract::contracted(variant, c));
+                super::select::select(exec, task, language, &[], screening.as_deref())
+            }
+            _ => Ok(None),
+        },
+        |_, _, _| {},
+    );
+    let mut weak = BTreeSet::new();
+    for (task, selection) in derived.iter_mut().zip(selections) {
+        let selection =
+            selection.map_err(|e| ImportError::Exec(crate::exec::ExecError::infrastructure(e)))?;
+        if let Some(selection) = selection {
+            if let Some(reason) = super::select::too_weak(&selection) {
+                report.rejected.push(Rejection {
+                    id: task.id.clone(),
+                    stage: "select".to_owned(),
+                    reason,
+                });
+                weak.insert(task.id.clone());
+                continue;
+            }
+            report
+                .dropped_variants
+                .extend(
+                    selection
+                        .wrong
+                        .iter()
+                        .map(|(language, reason)| DroppedVariant {
+                            id: task.id.clone(),
+                            language: *language,
+                            reason: reason.clone(),
+                        }),
+                );
+            let extra = extra_tests.entry(task.id.clone()).or_default();
+            report.unscored_tests += super::select::apply(task, extra, selection);
+        }
+    }
+    derived.retain(|t| !weak.contains(&t.id));
     progress(&Event::End {
         stage: "screen",
         elapsed: screen_start.elapsed(),

@@ -143,6 +143,7 @@ fn raw_task(r: &Record) -> Option<RawTask> {
         atol: None,
         as_set: false,
         factor_prompt: String::new(),
+        contract: None,
     })
 }
 

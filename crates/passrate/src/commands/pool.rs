@@ -451,20 +451,34 @@ fn run_into(args: Args, out: &mut String) -> Result<i32, CliError> {
             }
             writeln!(
                 out,
-                "\n{:<26} {:>19} {:>7} {:>13}",
-                "suites", "tests min/med/max", "hidden", "below minimum"
+                "\n{:<26} {:>19} {:>7} {:>13} {:>15} {:>8} {:>9}",
+                "suites",
+                "tests min/med/max",
+                "hidden",
+                "below minimum",
+                "mutation median",
+                "measured",
+                format!(
+                    "under {:.0}%",
+                    passrate_pool::strength::MUTATION_TARGET * 100.0
+                )
             )?;
             for (category, suites) in &s.suites {
                 writeln!(
                     out,
-                    "{:<26} {:>19} {:>6.1}% {:>13}",
+                    "{:<26} {:>19} {:>6.1}% {:>13} {:>15} {:>8} {:>9}",
                     category.as_str(),
                     format!(
                         "{}/{}/{}",
                         suites.tests_min, suites.tests_median, suites.tests_max
                     ),
                     suites.hidden_share * 100.0,
-                    suites.active_below_minimum
+                    suites.active_below_minimum,
+                    suites
+                        .mutation_median
+                        .map_or("-".to_owned(), |m| format!("{:.0}%", m * 100.0)),
+                    suites.mutation_measured,
+                    suites.mutation_below_target
                 )?;
             }
             Ok(0)
@@ -559,14 +573,18 @@ fn run_into(args: Args, out: &mut String) -> Result<i32, CliError> {
             writeln!(out)?;
             for (category, mut scores) in by_category {
                 scores.sort_by(f64::total_cmp);
-                let at_least = scores.iter().filter(|x| **x >= 0.8).count();
+                let at_least = scores
+                    .iter()
+                    .filter(|x| **x >= passrate_pool::strength::MUTATION_TARGET)
+                    .count();
                 writeln!(
                     out,
-                    "{:<28} median {:>4.0}%  {} of {} at 80% or more",
+                    "{:<28} median {:>4.0}%  {} of {} at {:.0}% or more",
                     category.as_str(),
                     scores[scores.len() / 2] * 100.0,
                     at_least,
-                    scores.len()
+                    scores.len(),
+                    passrate_pool::strength::MUTATION_TARGET * 100.0
                 )?;
             }
             Ok(0)
@@ -791,9 +809,10 @@ fn run_into(args: Args, out: &mut String) -> Result<i32, CliError> {
                 report.cache.misses
             );
             super::notice!(
-                "tests: {} hidden tests from generated inputs, {} hidden tests given to bug-fixing tasks from their base",
+                "tests: {} hidden tests from generated inputs, {} hidden tests given to bug-fixing tasks from their base, {} hidden tests kept as extra tests beyond the scored suites chosen by mutation",
                 report.generated_tests,
-                report.screened_hidden_tests
+                report.screened_hidden_tests,
+                report.unscored_tests
             );
             super::notice!(
                 "determinism: {} recorded references ran once more through the evaluation path (two runs in all); every other reference ran twice",
