@@ -178,6 +178,36 @@ fn every_task_holds_its_invariants() {
                 !passrate_pool::validate::below_suite_minimum(task.category, n, h),
                 "{id} {language}: {n} tests, {h} hidden"
             );
+            // A weekly run scores at most the cap of hidden inputs per task (beyond public
+            // tests): the rest of a large suite is kept as extra tests.
+            let hidden_inputs: BTreeSet<String> = task
+                .tests_for(*language)
+                .filter(|(_, t)| t.visibility == Visibility::Hidden)
+                .map(|(_, t)| serde_json::to_string(&t.form).expect("encodes"))
+                .collect();
+            assert!(
+                hidden_inputs.len() <= passrate_pool::import::select::MAX_SCORED,
+                "{id} {language}: {} hidden tests scored",
+                hidden_inputs.len()
+            );
+        }
+        // Tasks whose reference the tests judge carry their suite's mutation score, except
+        // class tasks (sequence tests).
+        let measured = matches!(family, "humaneval" | "humanevalfix" | "mbpp" | "quixbugs");
+        if let Some(m) = &task.calibration.mutation {
+            assert!(measured, "{id}: a mutation score on a task not measured");
+            assert!(m.killed <= m.mutants, "{id}: {m:?}");
+            assert_eq!(
+                (m.survivors.len() + m.equivalent.len()) as u32,
+                m.mutants - m.killed,
+                "{id}: {m:?}"
+            );
+            assert!(
+                m.score()
+                    .is_none_or(|s| s >= passrate_pool::strength::MUTATION_TARGET),
+                "{id}: a suite under the target is rejected at intake: {m:?}"
+            );
+            assert!(task.variants.contains_key(&m.language), "{id}: {m:?}");
         }
     }
     for dataset in &datasets {

@@ -159,8 +159,9 @@ fn every_evalplus_input_in_the_pool_is_its_source_value() {
             .map(|s| json_key(s))
             .collect();
         let pool_keys: HashSet<Vec<u8>> = hidden.iter().map(|t| json_key(args_of(t))).collect();
-        // Inputs beyond the dataset's are generated ones, and only a thin suite gets them:
-        // at most as many as generation wanted to reach its targets.
+        // Inputs beyond the dataset's are generated ones: a thin suite gets at most as many
+        // as generation wanted to reach its targets, and a suite under the mutation target at
+        // most one per mutant it aims at (`import::select`).
         let base_distinct: HashSet<Vec<u8>> = source.base.iter().map(|s| json_key(s)).collect();
         let extra_distinct = source
             .extra
@@ -169,7 +170,8 @@ fn every_evalplus_input_in_the_pool_is_its_source_value() {
             .filter(|k| !base_distinct.contains(k))
             .collect::<HashSet<_>>()
             .len();
-        let wanted = passrate_pool::import::generate::wanted(base_distinct.len(), extra_distinct);
+        let wanted = passrate_pool::import::generate::wanted(base_distinct.len(), extra_distinct)
+            + passrate_pool::import::select::MUTANTS;
         let mut generated: HashSet<Vec<u8>> = HashSet::new();
         for test in &hidden {
             let args = args_of(test);

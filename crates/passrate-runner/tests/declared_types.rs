@@ -143,8 +143,26 @@ fn without_a_declaration_a_bool_expected_value_stays_a_bool() {
         .filter(|t| t.reason != Reason::Pass)
         .map(|t| t.index)
         .collect();
-    // Tests 4 and 5 (n = 1, 2) expect the reference's False; nothing declares an int.
-    assert_eq!(failed, vec![4, 5], "{v:#?}");
+    // The tests of n = 1 and 2 expect the reference's False; nothing declares an int.
+    let expect_false: Vec<usize> = task
+        .tests
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| {
+            matches!(
+                &t.form,
+                passrate_schema::TestForm::Call {
+                    expected: passrate_schema::Expected::Returns(passrate_schema::Value::Bool(
+                        false
+                    )),
+                    ..
+                }
+            )
+        })
+        .map(|(i, _)| i)
+        .collect();
+    assert!(!expect_false.is_empty(), "a scored test of n <= 2");
+    assert_eq!(failed, expect_false, "{v:#?}");
     assert_eq!(v.reason, Reason::WrongAnswer);
 }
 
@@ -240,7 +258,7 @@ fn humaneval_130_ints_and_floats_of_equal_value_are_equal() {
     let honest = "def tri(n):\n    seq = [1.0, 3]\n    for i in range(2, n + 1):\n        if i % 2 == 0:\n            seq.append(i / 2 + 1)\n        else:\n            seq.append(seq[i - 1] + seq[i - 2] + (i + 3) / 2)\n    return seq[:n + 1]\n";
     let v = judge(&task, Language::Python, honest);
     assert_eq!(v.reason, Reason::Pass, "{v:#?}");
-    assert_eq!(v.tests_total, 105);
+    assert_eq!(v.tests_total, task.tests_for(Language::Python).count());
     check(
         &task,
         Language::Python,

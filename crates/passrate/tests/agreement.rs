@@ -155,8 +155,11 @@ fn verdicts_agree_with_evalplus_on_real_answers_except_the_listed_differences() 
         judged.len(),
         unexplained.join("\n")
     );
+    // EvalPlus judges on every HumanEval+ input; the pool scores at most 20 per task, chosen
+    // by mutation as EvalPlus's "mini" suites are, so an answer failing only inputs the scored
+    // suite does not hold passes here (listed above, each with its reason).
     assert!(
-        differences.len() * 100 <= judged.len(),
-        "more than 1% of verdicts differ: {differences:?}"
+        differences.len() * 100 <= 2 * judged.len(),
+        "more than 2% of verdicts differ: {differences:?}"
     );
 }

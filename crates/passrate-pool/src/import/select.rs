@@ -223,11 +223,24 @@ pub fn directed_tests(
         })
     };
     answered.extend(screen_generated(&screen, language, &proposals)?);
-    // An exact comparator has no tolerance for a float a new input returns.
+    // An exact comparator has no tolerance for a float a new input returns; and an answer of
+    // a type no existing test expects (a bool where every test expects an int: mutated
+    // inputs can lead the reference off its domain) is no test an honest answer must meet.
     let exact = task.comparator.abs_tol.is_none() && task.comparator.rel_tol.is_none();
+    let expected_types: BTreeSet<&str> = task
+        .tests_for(language)
+        .filter_map(|(_, t)| match &t.form {
+            TestForm::Call {
+                expected: Expected::Returns(v),
+                ..
+            } => Some(v.type_name()),
+            _ => None,
+        })
+        .collect();
     let answered: Vec<(Vec<Value>, Value)> = answered
         .into_iter()
         .filter(|(_, v)| !(exact && contains_float(v)))
+        .filter(|(_, v)| expected_types.is_empty() || expected_types.contains(v.type_name()))
         .collect();
     if answered.is_empty() {
         return Ok(Directed::default());
