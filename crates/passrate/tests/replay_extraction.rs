@@ -55,7 +55,7 @@ deepseek-coder-6.7b-instruct: answers 64, compliant/Fenced 60, compliant/WholeAn
 gpt-3.5-turbo: answers 64, compliant/Fenced 48, compliant/Unfenced 12, compliant/WholeAnswer 2, missing_entry_point 1, no_code 1
 gpt-4-2023: answers 163, compliant/Unfenced 1, compliant/WholeAnswer 162
 gpt-4-turbo: answers 64, compliant/Fenced 57, compliant/WholeAnswer 6, missing_entry_point 1
-mbxp-example: answers 1697, compliant/Unfenced 1, compliant/WholeAnswer 1656, missing_entry_point 15, signature_mismatch 21, syntax_error 4
+mbxp-example: answers 1699, compliant/Unfenced 1, compliant/WholeAnswer 1658, missing_entry_point 15, signature_mismatch 21, syntax_error 4
 wizardcoder-15b-v1.0: answers 64, compliant/Fenced 37, missing_entry_point 1, no_code 15, script_without_function 7, syntax_error 4
 ";
 
