@@ -200,7 +200,7 @@ pub fn call_kills(
 }
 
 /// Whether one call's outcome is what the test expects, as the judge compares it.
-pub(crate) fn satisfies(
+fn satisfies(
     expected: &Expected,
     outcome: &Result<Value, ErrorInfo>,
     declared: &passrate_runner::declared::Declared,

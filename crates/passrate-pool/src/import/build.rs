@@ -588,33 +588,16 @@ pub fn build_task(exec: &dyn Executor, raw: &RawTask) -> Result<Built, Rejection
         } else {
             Visibility::Hidden
         };
-        let mut groups: Vec<(Value, Vec<Language>)> = Vec::new();
         let primary_value = primary_out[i].clone().expect("kept calls returned");
-        let all = std::iter::once((primary, primary_value)).chain(
-            agreeing
-                .iter()
-                .map(|(l, out)| (*l, out[k].clone().expect("agreeing calls returned"))),
-        );
-        for (language, value) in all {
-            any_float |= contains_float(&value);
-            match groups.iter_mut().find(|(v, _)| *v == value) {
-                Some((_, langs)) => langs.push(language),
-                None => groups.push((value, vec![language])),
-            }
-        }
-        let single = groups.len() == 1;
-        for (value, mut languages) in groups {
-            languages.sort();
-            tests.push(TestCase {
-                visibility,
-                form: TestForm::Call {
-                    args: calls[i].clone(),
-                    expected: Expected::Returns(value),
-                },
-                comparator: None,
-                languages: if single { Vec::new() } else { languages },
-            });
-        }
+        let answers: Vec<(Language, Value)> = std::iter::once((primary, primary_value))
+            .chain(
+                agreeing
+                    .iter()
+                    .map(|(l, out)| (*l, out[k].clone().expect("agreeing calls returned"))),
+            )
+            .collect();
+        any_float |= answers.iter().any(|(_, v)| contains_float(v));
+        tests.extend(tests_for_input(&calls[i], visibility, answers));
     }
     let mut variants = raw.variants.clone();
     variants.retain(|l, _| *l == primary || agreeing.contains_key(l));
@@ -645,6 +628,38 @@ pub fn build_task(exec: &dyn Executor, raw: &RawTask) -> Result<Built, Rejection
         generated: kept_generated,
         unscored: 0,
     })
+}
+
+/// One input's tests: one for every language when their answers encode alike, else a copy
+/// per distinct answer naming its languages.
+pub(crate) fn tests_for_input(
+    args: &[Value],
+    visibility: Visibility,
+    answers: Vec<(Language, Value)>,
+) -> Vec<TestCase> {
+    let mut groups: Vec<(Value, Vec<Language>)> = Vec::new();
+    for (language, value) in answers {
+        match groups.iter_mut().find(|(v, _)| *v == value) {
+            Some((_, languages)) => languages.push(language),
+            None => groups.push((value, vec![language])),
+        }
+    }
+    let single = groups.len() == 1;
+    groups
+        .into_iter()
+        .map(|(value, mut languages)| {
+            languages.sort();
+            TestCase {
+                visibility,
+                form: TestForm::Call {
+                    args: args.to_vec(),
+                    expected: Expected::Returns(value),
+                },
+                comparator: None,
+                languages: if single { Vec::new() } else { languages },
+            }
+        })
+        .collect()
 }
 
 /// Replaces a hidden test's expected value by its digest when it is too large to store.

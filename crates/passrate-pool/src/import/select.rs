@@ -26,13 +26,11 @@ use passrate_schema::{
     Expected, Language, MutationScore, Task, TestCase, TestForm, Value, Visibility,
 };
 
-use super::build::{contains_float, equivalent, run_chunked, screen_generated};
+use super::build::{contains_float, equivalent, run_chunked, screen_generated, tests_for_input};
 use super::generate::{self, TARGET_HIDDEN};
 use crate::exec::Executor;
-use crate::strength::{
-    MEASURED, MUTANT_CALL_CPU_MS, MUTATION_TARGET, call_kills, calls_only, satisfies,
-};
-use crate::validate::{INFRASTRUCTURE, with_retries};
+use crate::strength::{MEASURED, MUTATION_TARGET, call_kills, calls_only};
+use crate::validate::with_retries;
 
 /// Tests a weekly run scores per task, at most (public tests beyond it are all kept).
 pub const MAX_SCORED: usize = 20;
@@ -245,34 +243,28 @@ pub fn directed_tests(
     if answered.is_empty() {
         return Ok(Directed::default());
     }
-    let calls: Vec<Vec<Value>> = answered.iter().map(|(args, _)| args.clone()).collect();
-    let declared = passrate_runner::declared::variant_return(language, variant);
-    let cmp = passrate_runner::compare::for_language(&task.comparator, language);
-    // Which survivors each input fails.
-    let mut fails: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); calls.len()];
-    for (s, code) in survivors.iter().enumerate() {
-        let partial = match with_retries(|| {
-            exec.run_calls_until(
-                language,
-                code,
-                &variant.entry_point,
-                variant.class_name.as_deref(),
-                &calls,
-                MUTANT_CALL_CPU_MS,
-            )
-        }) {
-            Ok(p) => p,
-            Err(e) if e.starts_with(INFRASTRUCTURE) => return Err(e),
-            Err(_) => continue,
-        };
-        for (k, outcome) in partial.outcomes.iter().enumerate() {
-            let expected = Expected::Returns(answered[k].1.clone());
-            if !satisfies(&expected, outcome, &declared, &cmp) {
-                fails[k].insert(s);
-            }
-        }
-        if partial.stopped.is_some() && partial.outcomes.len() < calls.len() {
-            fails[partial.outcomes.len()].insert(s);
+    // Which survivors each input fails: the inputs as the tests of a probe task, judged as
+    // the suite is.
+    let mut probe = task.clone();
+    probe.tests = answered
+        .iter()
+        .map(|(args, value)| TestCase {
+            visibility: Visibility::Hidden,
+            form: TestForm::Call {
+                args: args.clone(),
+                expected: Expected::Returns(value.clone()),
+            },
+            comparator: None,
+            languages: Vec::new(),
+        })
+        .collect();
+    let mut fails: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); answered.len()];
+    for (s, failed) in call_kills(exec, &probe, language, survivors)?
+        .iter()
+        .enumerate()
+    {
+        for &k in failed.iter().flatten() {
+            fails[k].insert(s);
         }
     }
     let told_apart: BTreeSet<usize> = fails.iter().flatten().copied().collect();
@@ -446,7 +438,7 @@ fn checked(
         chosen_calls
             .iter()
             .zip(values)
-            .map(|(args, answers)| answers.map(|a| tests_for_input(args, a)))
+            .map(|(args, answers)| answers.map(|a| tests_for_input(args, Visibility::Hidden, a)))
             .collect(),
         newly_wrong,
     ))
@@ -459,34 +451,6 @@ fn short(value: &Value) -> String {
         Some((cut, _)) => format!("{}…", &text[..cut]),
         None => text,
     }
-}
-
-/// One input's hidden tests: one for every language when their answers encode alike, else
-/// a copy per distinct answer naming its languages.
-fn tests_for_input(args: &[Value], answers: Vec<(Language, Value)>) -> Vec<TestCase> {
-    let mut groups: Vec<(Value, Vec<Language>)> = Vec::new();
-    for (language, value) in answers {
-        match groups.iter_mut().find(|(v, _)| *v == value) {
-            Some((_, languages)) => languages.push(language),
-            None => groups.push((value, vec![language])),
-        }
-    }
-    let single = groups.len() == 1;
-    groups
-        .into_iter()
-        .map(|(value, mut languages)| {
-            languages.sort();
-            TestCase {
-                visibility: Visibility::Hidden,
-                form: TestForm::Call {
-                    args: args.to_vec(),
-                    expected: Expected::Returns(value),
-                },
-                comparator: None,
-                languages: if single { Vec::new() } else { languages },
-            }
-        })
-        .collect()
 }
 
 /// Why a suite is too weak for the pool: it kills fewer than [`MUTATION_TARGET`] of the
