@@ -863,20 +863,10 @@ fn scored_suite(exec: &dyn Executor, raw: &RawTask, mut built: Built) -> Result<
     )
     .map_err(|e| reject(raw, "select", e))?;
     if let Some(selection) = selection {
-        if let Some(reason) = super::select::too_weak(&selection) {
-            return Err(reject(raw, "select", reason));
-        }
-        built.dropped.extend(
-            selection
-                .wrong
-                .iter()
-                .map(|(language, reason)| DroppedVariant {
-                    id: raw.id.clone(),
-                    language: *language,
-                    reason: reason.clone(),
-                }),
-        );
-        built.unscored = super::select::apply(&mut built.task, &mut built.extra_tests, selection);
+        let applied = super::select::apply(&mut built.task, &mut built.extra_tests, selection)
+            .map_err(|reason| reject(raw, "select", reason))?;
+        built.dropped.extend(applied.dropped);
+        built.unscored = applied.unscored;
     }
     Ok(built)
 }

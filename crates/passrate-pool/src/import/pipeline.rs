@@ -339,22 +339,20 @@ pub fn import(
     )
     .map_err(|e| ImportError::Exec(crate::exec::ExecError::infrastructure(e)))?;
     // Their suites are measured and strengthened as a built task's are, against mutants of
-    // their own (HumanEvalPack) reference.
-    // Their inputs have their base's preconditions.
-    let contracts: BTreeMap<String, &str> = parsed
+    // their own (HumanEvalPack) reference, with their base's preconditions.
+    let contracts: BTreeMap<&str, &str> = parsed
         .humaneval
         .iter()
-        .filter_map(|p| Some((p.raw.id.clone(), p.raw.contract.as_deref()?)))
+        .filter_map(|p| Some((p.raw.id.as_str(), p.raw.contract.as_deref()?)))
         .collect();
     let selections = crate::parallel::map_in_order(
         &derived,
         options.threads,
         |task| match task.variants.iter().next() {
             Some((&language, variant)) if super::screen::SCREENED.contains(&task.category) => {
-                let screening = (language == Language::Python)
-                    .then(|| task.id.strip_prefix("humanevalfix/"))
-                    .flatten()
-                    .and_then(|n| contracts.get(&format!("humaneval/{n}")))
+                let screening = base_of(task)
+                    .filter(|_| language == Language::Python)
+                    .and_then(|base| contracts.get(base.id.as_str()))
                     .and_then(|c| super::contract::contracted(variant, c));
                 super::select::select(exec, task, language, &[], screening.as_deref())
             }
@@ -366,30 +364,21 @@ pub fn import(
     for (task, selection) in derived.iter_mut().zip(selections) {
         let selection =
             selection.map_err(|e| ImportError::Exec(crate::exec::ExecError::infrastructure(e)))?;
-        if let Some(selection) = selection {
-            if let Some(reason) = super::select::too_weak(&selection) {
+        let Some(selection) = selection else { continue };
+        let extra = extra_tests.entry(task.id.clone()).or_default();
+        match super::select::apply(task, extra, selection) {
+            Ok(applied) => {
+                report.dropped_variants.extend(applied.dropped);
+                report.unscored_tests += applied.unscored;
+            }
+            Err(reason) => {
                 report.rejected.push(Rejection {
                     id: task.id.clone(),
                     stage: "select".to_owned(),
                     reason,
                 });
                 weak.insert(task.id.clone());
-                continue;
             }
-            report
-                .dropped_variants
-                .extend(
-                    selection
-                        .wrong
-                        .iter()
-                        .map(|(language, reason)| DroppedVariant {
-                            id: task.id.clone(),
-                            language: *language,
-                            reason: reason.clone(),
-                        }),
-                );
-            let extra = extra_tests.entry(task.id.clone()).or_default();
-            report.unscored_tests += super::select::apply(task, extra, selection);
         }
     }
     derived.retain(|t| !weak.contains(&t.id));

@@ -26,7 +26,9 @@ use passrate_schema::{
     Expected, Language, MutationScore, Task, TestCase, TestForm, Value, Visibility,
 };
 
-use super::build::{contains_float, equivalent, run_chunked, screen_generated, tests_for_input};
+use super::build::{
+    DroppedVariant, contains_float, equivalent, run_chunked, screen_generated, tests_for_input,
+};
 use super::generate::{self, TARGET_HIDDEN};
 use crate::exec::Executor;
 use crate::strength::{MEASURED, MUTATION_TARGET, call_kills, calls_only};
@@ -579,10 +581,35 @@ fn input_groups(tests: &[TestCase]) -> Vec<Vec<usize>> {
     groups
 }
 
+/// What [`apply`] did to a task.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Applied {
+    /// Hidden tests moved to the extra tests.
+    pub unscored: usize,
+    /// Variants removed because their reference contradicts the primary's.
+    pub dropped: Vec<DroppedVariant>,
+}
+
 /// Applies `selection` to `task`: stores its score, removes the variants it found wrong,
 /// adds its directed tests and moves the tests it does not score to the front of `extra`.
-/// Returns how many moved.
-pub fn apply(task: &mut Task, extra: &mut Vec<TestCase>, selection: Selection) -> usize {
+/// A suite [`too_weak`] for the pool is the error, with why, and changes nothing.
+pub fn apply(
+    task: &mut Task,
+    extra: &mut Vec<TestCase>,
+    selection: Selection,
+) -> Result<Applied, String> {
+    if let Some(reason) = too_weak(&selection) {
+        return Err(reason);
+    }
+    let dropped = selection
+        .wrong
+        .iter()
+        .map(|(language, reason)| DroppedVariant {
+            id: task.id.clone(),
+            language: *language,
+            reason: reason.clone(),
+        })
+        .collect();
     task.calibration.mutation = selection.score;
     for language in selection.wrong.keys() {
         task.variants.remove(language);
@@ -609,7 +636,10 @@ pub fn apply(task: &mut Task, extra: &mut Vec<TestCase>, selection: Selection) -
             });
         }
     }
-    n
+    Ok(Applied {
+        unscored: n,
+        dropped,
+    })
 }
 
 #[cfg(test)]
@@ -696,7 +726,7 @@ mod tests {
         both.languages = vec![Language::Python, Language::Java];
         task.tests.extend([java_only, both]);
         let mut extra = Vec::new();
-        apply(
+        let applied = apply(
             &mut task,
             &mut extra,
             Selection {
@@ -706,7 +736,10 @@ mod tests {
                 wrong: BTreeMap::from([(Language::Java, "disagrees".to_owned())]),
                 refused: Vec::new(),
             },
-        );
+        )
+        .expect("not measured, so not too weak");
+        assert_eq!(applied.dropped.len(), 1);
+        assert_eq!(applied.dropped[0].language, Language::Java);
         assert_eq!(
             task.variants.keys().collect::<Vec<_>>(),
             vec![&Language::Python]
@@ -781,7 +814,9 @@ mod tests {
                 wrong: BTreeMap::new(),
                 refused: Vec::new(),
             },
-        );
+        )
+        .expect("strong enough")
+        .unscored;
         assert_eq!(task.tests.len(), MAX_SCORED + 1);
         assert_eq!(moved, 31 - MAX_SCORED - 1);
         assert_eq!(extra.len(), moved + 1);
