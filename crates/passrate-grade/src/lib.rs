@@ -205,6 +205,7 @@ pub fn unexecuted_verdict(
         tests_passed: 0,
         tests_total: task.tests_for(language).count(),
         cpu_ms: 0,
+        cpu_us: None,
         wall_ms: 0,
         peak_memory_bytes: None,
         tests: Vec::new(),

@@ -345,6 +345,7 @@ pub fn grade(
         tests_passed,
         tests_total: reference.cases.len(),
         cpu_ms: runs.iter().map(|r| r.cpu_us).sum::<u64>() / 1000,
+        cpu_us: Some(runs.iter().map(|r| r.cpu_us).sum::<u64>()),
         wall_ms: runs.iter().map(|r| r.wall_us).max().unwrap_or(0) / 1000,
         peak_memory_bytes: runs.iter().filter_map(|r| r.peak_memory_bytes).max(),
         tests: Vec::new(),

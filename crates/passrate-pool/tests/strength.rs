@@ -56,6 +56,7 @@ impl Executor for Scripted {
             tests_passed: if reason == Reason::Pass { total } else { 0 },
             tests_total: total,
             cpu_ms: 1,
+            cpu_us: None,
             wall_ms: 1,
             peak_memory_bytes: None,
             tests: Vec::new(),

@@ -482,6 +482,7 @@ fn finish(
         tests_passed: passed,
         tests_total: tests.len(),
         cpu_ms: ex.outcome.cpu_us / 1000,
+        cpu_us: Some(ex.outcome.cpu_us),
         wall_ms: ex.outcome.wall_us / 1000,
         peak_memory_bytes: ex.outcome.peak_memory_bytes,
         tests,

@@ -6,11 +6,13 @@
 //! a `format_version`; bump the matching constant when a change is not backwards compatible.
 
 pub mod exit;
+pub mod quality;
 pub mod record;
 pub mod task;
 pub mod value;
 pub mod verdict;
 
+pub use quality::*;
 pub use record::*;
 pub use task::*;
 pub use value::{Integer, Value, ValueError};
@@ -19,9 +21,9 @@ pub use verdict::*;
 /// Version of the task file format (`Task::format_version`).
 pub const TASK_FORMAT_VERSION: u32 = 1;
 /// Version of the score record format (`ScoreRecord::format_version`). Version 2 added the
-/// score on answered tasks, the family count, the drift signals and the rotation; version 1
-/// records read with those absent.
-pub const RECORD_FORMAT_VERSION: u32 = 2;
+/// score on answered tasks, the family count, the drift signals and the rotation; version 3 the
+/// quality scores. Older records read with those absent.
+pub const RECORD_FORMAT_VERSION: u32 = 3;
 
 /// The documents passrate reads or writes that other tools consume, by the name
 /// `passrate schema NAME` uses.

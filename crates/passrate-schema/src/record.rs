@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::quality::QualityScores;
 use crate::task::{Category, Language, Tier};
 use crate::verdict::Reason;
 
@@ -141,6 +142,10 @@ pub struct ScoreRecord {
     /// The rotation the week's sample was drawn under.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rotation: Option<RotationUsed>,
+    /// Robustness, efficiency and maintainability over the passed tasks (absent before
+    /// version 3, and when no passed task could be checked).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quality: Option<QualityScores>,
 }
 
 /// Did a model whose identifier has not changed behave differently from its previous week?

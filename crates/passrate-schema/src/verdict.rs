@@ -128,6 +128,10 @@ pub struct Verdict {
     pub tests_passed: usize,
     pub tests_total: usize,
     pub cpu_ms: u64,
+    /// The same CPU time in microseconds, where the sandbox measured it (what efficiency
+    /// compares; absent in verdicts that did not execute).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_us: Option<u64>,
     pub wall_ms: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub peak_memory_bytes: Option<u64>,
