@@ -414,8 +414,8 @@ fn record_from_row(row: RecordRow) -> Result<StoredRecord> {
     // current one moves on.
     let record: ScoreRecord = match format_version {
         // Version 2 added optional fields (the score on answered tasks, families, drift,
-        // rotation) that a version 1 record reads as absent.
-        1 | 2 => from_json(&row.record_json, &what)?,
+        // rotation) and version 3 the quality scores; older records read them as absent.
+        1..=3 => from_json(&row.record_json, &what)?,
         other => {
             return Err(StoreError::Corrupt {
                 what,

@@ -1,7 +1,9 @@
 //! Runs and their units of work: a run is created once, each `(run, model, task,
 //! sample_index)` result is inserted at most once, and a resumed run asks which units are done.
 
-use passrate_schema::{Category, Language, Manifest, Reason, TaskOutcome, Tier, Verdict};
+use passrate_schema::{
+    Category, Language, Manifest, Reason, TaskOutcome, Tier, UnitQuality, Verdict,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::error::is_foreign_key_violation;
@@ -52,6 +54,9 @@ pub struct UnitResult {
     pub usage: Option<serde_json::Value>,
     /// RFC 3339; when the unit finished.
     pub completed_at: String,
+    /// The quality checks of a passed answer (`None` for other units, and where nothing
+    /// applied).
+    pub quality: Option<UnitQuality>,
 }
 
 impl UnitResult {
@@ -115,6 +120,7 @@ struct UnitRow {
     execution_ms: i64,
     usage_json: Option<String>,
     completed_at: String,
+    quality_json: Option<String>,
 }
 
 #[derive(sqlx::FromRow)]
@@ -307,12 +313,17 @@ impl Store {
             .as_ref()
             .map(|u| to_json(u, &format!("usage ({action})")))
             .transpose()?;
+        let quality_json = unit
+            .quality
+            .as_ref()
+            .map(|q| to_json(q, &format!("quality ({action})")))
+            .transpose()?;
         let sql = match table {
             UnitTable::Results => {
                 "INSERT INTO unit_results (run_id, model, task, sample_index, task_version, \
                  language, category, tier, raw_answer, extracted_code, verdict_json, reason, \
-                 generation_ms, execution_ms, usage_json, completed_at) VALUES ($1, $2, $3, \
-                 $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) \
+                 generation_ms, execution_ms, usage_json, completed_at, quality_json) VALUES \
+                 ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) \
                  ON CONFLICT (run_id, model, task, sample_index) DO NOTHING"
             }
             // The attempt number is the unit's next one; a unit is done by one worker at a
@@ -320,9 +331,9 @@ impl Store {
             UnitTable::Faults => {
                 "INSERT INTO unit_faults (run_id, model, task, sample_index, task_version, \
                  language, category, tier, raw_answer, extracted_code, verdict_json, reason, \
-                 generation_ms, execution_ms, usage_json, completed_at, attempt) SELECT $1, $2, \
-                 $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, \
-                 COALESCE(MAX(attempt), 0) + 1 FROM unit_faults WHERE run_id = $1 \
+                 generation_ms, execution_ms, usage_json, completed_at, quality_json, attempt) \
+                 SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, \
+                 $17, COALESCE(MAX(attempt), 0) + 1 FROM unit_faults WHERE run_id = $1 \
                  AND model = $2 AND task = $3 AND sample_index = $4 ON CONFLICT DO NOTHING"
             }
         };
@@ -348,6 +359,7 @@ impl Store {
             .bind(execution_ms)
             .bind(usage_json.as_deref())
             .bind(&unit.completed_at)
+            .bind(quality_json.as_deref())
             .execute(pool)
             .await
             .map(|r| r.rows_affected()));
@@ -388,7 +400,7 @@ impl Store {
     pub async fn unit_results(&self, run_id: &str, model: &str) -> Result<Vec<UnitResult>> {
         let sql = "SELECT run_id, model, task, sample_index, task_version, language, category, \
                    tier, raw_answer, extracted_code, verdict_json, generation_ms, execution_ms, \
-                   usage_json, completed_at FROM unit_results WHERE run_id = $1 AND model = $2";
+                   usage_json, completed_at, quality_json FROM unit_results WHERE run_id = $1 AND model = $2";
         let rows: Vec<UnitRow> = with_pool!(self, pool =>
             sqlx::query_as(sql).bind(run_id).bind(model).fetch_all(pool).await)
         .map_err(StoreError::query(format!(
@@ -407,7 +419,7 @@ impl Store {
     pub async fn unit_faults(&self, run_id: &str, model: &str) -> Result<Vec<UnitResult>> {
         let sql = "SELECT run_id, model, task, sample_index, task_version, language, category, \
                    tier, raw_answer, extracted_code, verdict_json, generation_ms, execution_ms, \
-                   usage_json, completed_at FROM unit_faults WHERE run_id = $1 AND model = $2 \
+                   usage_json, completed_at, quality_json FROM unit_faults WHERE run_id = $1 AND model = $2 \
                    ORDER BY task, sample_index, attempt";
         let rows: Vec<UnitRow> = with_pool!(self, pool =>
             sqlx::query_as(sql).bind(run_id).bind(model).fetch_all(pool).await)
@@ -501,6 +513,11 @@ fn unit_from_row(row: UnitRow) -> Result<UnitResult> {
             .usage_json
             .as_deref()
             .map(|u| from_json(u, &what("usage")))
+            .transpose()?,
+        quality: row
+            .quality_json
+            .as_deref()
+            .map(|q| from_json(q, &what("quality")))
             .transpose()?,
         run_id: row.run_id,
         model: row.model,

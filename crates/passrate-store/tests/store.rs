@@ -16,6 +16,7 @@ on_both_backends!(
     concurrent_appends_get_distinct_versions,
     append_for_run_is_idempotent,
     unit_insert_is_idempotent,
+    unit_quality_is_stored_with_the_unit,
     infrastructure_faults_are_logged_and_the_unit_stays_to_do,
     resume_lists_completed_units_after_reopen,
     runs_are_created_once_and_conflicts_refused,
@@ -281,6 +282,57 @@ async fn unit_insert_is_idempotent(t: &Target) -> anyhow::Result<()> {
         .unwrap_err();
     ensure!(matches!(error, StoreError::UnknownRun { .. }), "{error}");
     ensure!(t.raw.count("unit_results").await? == 2);
+    Ok(())
+}
+
+async fn unit_quality_is_stored_with_the_unit(t: &Target) -> anyhow::Result<()> {
+    use passrate_schema::{
+        CodeMeasures, EfficiencyCheck, MaintainabilityCheck, RobustnessCheck, UnitQuality,
+    };
+    let store = t.open().await?;
+    store
+        .create_run(
+            "run-q",
+            &manifest("2026-W48", &["t1", "t2"]),
+            &serde_json::json!({}),
+        )
+        .await?;
+    let measures = |statements| CodeMeasures {
+        cyclomatic_complexity: 3,
+        max_nesting_depth: 2,
+        statements,
+        duplicated_blocks: 0,
+        short_names: 1,
+        lint_findings: Some(0),
+    };
+    let mut checked = unit("run-q", "m", "t1", 0, Reason::Pass);
+    checked.quality = Some(UnitQuality {
+        robustness: Some(RobustnessCheck {
+            extra_tests: 120,
+            passed: 119,
+            reason: Reason::WrongAnswer,
+        }),
+        efficiency: Some(EfficiencyCheck {
+            inputs: 3,
+            candidate_cpu_ms: 41.25,
+            reference_cpu_ms: 20.5,
+            baseline_cpu_ms: 0.5,
+            ratio: 41.25 / 20.5,
+            repeats: 2,
+            spread: 0.03,
+            reason: Reason::Pass,
+        }),
+        maintainability: Some(MaintainabilityCheck {
+            candidate: measures(14),
+            reference: measures(6),
+            outside_band: vec!["statements".into()],
+        }),
+    });
+    let unchecked = unit("run-q", "m", "t2", 0, Reason::WrongAnswer);
+    ensure!(store.insert_unit_result(&checked).await?);
+    ensure!(store.insert_unit_result(&unchecked).await?);
+    let stored = store.unit_results("run-q", "m").await?;
+    ensure!(stored == vec![checked, unchecked], "stored {stored:?}");
     Ok(())
 }
 
@@ -706,6 +758,16 @@ async fn older_format_fixture_reads_and_newer_format_is_refused(t: &Target) -> a
     with_answered.families = 250;
     let third = store.append_score_record(&with_answered).await?;
     ensure!(third.record.answered == Some(read.record.overall) && third.record.families == 250);
+    // Format 3's quality scores read as absent from a format 2 record.
+    let v2 = v1
+        .replace("\"format_version\": 1", "\"format_version\": 2")
+        .replace("replay-gpt-4", "replay-v2");
+    plant_record(t, &v2, 2).await?;
+    let read_v2 = store
+        .score_record("replay-v2", "2026-W05", None)
+        .await?
+        .context("format 2 record not read")?;
+    ensure!(read_v2.record.format_version == 2 && read_v2.record.quality.is_none());
 
     let newer = v1
         .replace("\"format_version\": 1", "\"format_version\": 99")

@@ -207,6 +207,7 @@ fn verdict(item: &ManifestItem, reason: Reason) -> Verdict {
         tests_passed: tests.iter().filter(|t| t.reason == Reason::Pass).count(),
         tests_total: tests.len(),
         cpu_ms: 3,
+        cpu_us: None,
         wall_ms: 5,
         peak_memory_bytes: None,
         tests,
@@ -273,6 +274,7 @@ pub async fn fill(location: &str) -> anyhow::Result<()> {
                     execution_ms: 2,
                     usage: Some(serde_json::json!({"prompt_tokens": 100, "completion_tokens": 50})),
                     completed_at: "2026-11-30T12:00:00Z".into(),
+                    quality: None,
                 };
                 store.insert_unit_result(&unit).await?;
                 outcomes.push(TaskOutcome {
@@ -348,6 +350,7 @@ pub async fn fill(location: &str) -> anyhow::Result<()> {
                 families: score.scored_families,
                 drift,
                 rotation: None,
+                quality: None,
             };
             store.append_score_record(&record).await?;
             // A correction: a second version of alpha's last week.

@@ -261,6 +261,7 @@ pub fn unit(
             tests_passed: usize::from(reason == Reason::Pass) * 5,
             tests_total: 5,
             cpu_ms: 12,
+            cpu_us: None,
             wall_ms: 30,
             peak_memory_bytes: Some(1 << 20),
             tests: Vec::new(),
@@ -271,6 +272,7 @@ pub fn unit(
         execution_ms: 35,
         usage: Some(serde_json::json!({"prompt_tokens": 120, "completion_tokens": 64})),
         completed_at: "2026-11-23T10:00:00Z".to_string(),
+        quality: None,
     }
 }
 
@@ -330,5 +332,6 @@ pub fn record(model: &str, week: &str, run_id: &str, passes: u32) -> ScoreRecord
         families: 0,
         drift: None,
         rotation: None,
+        quality: None,
     }
 }
