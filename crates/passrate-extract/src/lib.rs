@@ -19,11 +19,13 @@ mod detect;
 mod engine;
 mod items;
 pub mod literal;
+pub mod maintain;
 mod markdown;
 pub mod measure;
 pub mod mutants;
 mod signature;
 pub mod structure;
+pub mod stub;
 mod syntax;
 mod text;
 

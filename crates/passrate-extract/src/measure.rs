@@ -18,6 +18,9 @@
 //!   statement of at least [`DUPLICATE_MIN_TOKENS`] tokens twice, anywhere in the code, the
 //!   occurrences not overlapping. Statements compare by their tokens (comments and layout
 //!   ignored, names kept: copies, not look-alikes).
+//!
+//! For [`crate::maintain`] (defined precisely there): statements in the whole code and the
+//! one-letter names it binds.
 
 use std::collections::HashMap;
 
@@ -78,7 +81,11 @@ impl Measurements {
 /// Measures every function of `code` and finds its duplicated blocks.
 pub fn measure(language: Language, code: &str) -> Result<Measurements, ParseError> {
     let tree = syntax::parse(language, code)?;
-    let root = tree.root_node();
+    Ok(measure_tree(language, tree.root_node(), code))
+}
+
+/// [`measure`] on an already parsed tree.
+pub(crate) fn measure_tree(language: Language, root: Node<'_>, code: &str) -> Measurements {
     let mut functions = Vec::new();
     syntax::walk(root, |n| {
         if let Some((name, func)) = named_function(language, n, code) {
@@ -86,10 +93,16 @@ pub fn measure(language: Language, code: &str) -> Result<Measurements, ParseErro
         }
         true
     });
-    Ok(Measurements {
+    Measurements {
         functions,
         duplicates: duplicates(language, root, code),
-    })
+    }
+}
+
+/// The code outside every named function (imports, class bodies, script code, anonymous
+/// functions written there) measured as one more function would be.
+pub(crate) fn top_level_metrics(language: Language, root: Node<'_>, code: &str) -> FunctionMetrics {
+    function_metrics(language, String::new(), root, code)
 }
 
 /// `(name, function node)` if `n` defines a named function.
@@ -402,6 +415,281 @@ fn duplicates(language: Language, root: Node<'_>, code: &str) -> Vec<Duplicate> 
     found.sort_by_key(|d| d.lines);
     found.dedup_by_key(|d| d.lines);
     found
+}
+
+/// A node's children with the grammar field each stands in.
+fn fielded_children<'t>(n: Node<'t>) -> Vec<(Option<&'t str>, Node<'t>)> {
+    let mut cursor = n.walk();
+    let mut out = Vec::new();
+    if cursor.goto_first_child() {
+        loop {
+            out.push((cursor.field_name(), cursor.node()));
+            if !cursor.goto_next_sibling() {
+                break;
+            }
+        }
+    }
+    out
+}
+
+/// Whether `child`, in `field` of `parent`, is part of a loop header (`for` initialiser,
+/// condition, update, loop variable and iterable; a comprehension's `for` clause).
+fn in_loop_header(parent: Node<'_>, field: Option<&str>) -> bool {
+    matches!(
+        parent.kind(),
+        "for_statement" | "for_in_statement" | "enhanced_for_statement" | "for_in_clause"
+    ) && !matches!(field, Some("body" | "alternative"))
+}
+
+fn is_statement(language: Language, n: Node<'_>) -> bool {
+    let kind = n.kind();
+    match language {
+        Language::Python => matches!(
+            kind,
+            "expression_statement"
+                | "return_statement"
+                | "raise_statement"
+                | "pass_statement"
+                | "break_statement"
+                | "continue_statement"
+                | "import_statement"
+                | "import_from_statement"
+                | "future_import_statement"
+                | "assert_statement"
+                | "delete_statement"
+                | "global_statement"
+                | "nonlocal_statement"
+                | "print_statement"
+                | "exec_statement"
+                | "type_alias_statement"
+                | "if_statement"
+                | "elif_clause"
+                | "for_statement"
+                | "while_statement"
+                | "try_statement"
+                | "with_statement"
+                | "match_statement"
+                | "function_definition"
+                | "class_definition"
+        ),
+        Language::Javascript => {
+            matches!(
+                kind,
+                "expression_statement"
+                    | "lexical_declaration"
+                    | "variable_declaration"
+                    | "using_declaration"
+                    | "return_statement"
+                    | "throw_statement"
+                    | "break_statement"
+                    | "continue_statement"
+                    | "debugger_statement"
+                    | "import_statement"
+                    | "field_definition"
+                    | "if_statement"
+                    | "for_statement"
+                    | "for_in_statement"
+                    | "while_statement"
+                    | "do_statement"
+                    | "try_statement"
+                    | "switch_statement"
+                    | "with_statement"
+                    | "function_declaration"
+                    | "generator_function_declaration"
+                    | "class_declaration"
+                    | "method_definition"
+            ) || (kind == "export_statement" && n.child_by_field_name("declaration").is_none())
+        }
+        Language::Java => matches!(
+            kind,
+            "expression_statement"
+                | "local_variable_declaration"
+                | "field_declaration"
+                | "constant_declaration"
+                | "return_statement"
+                | "throw_statement"
+                | "break_statement"
+                | "continue_statement"
+                | "yield_statement"
+                | "assert_statement"
+                | "import_declaration"
+                | "package_declaration"
+                | "explicit_constructor_invocation"
+                | "if_statement"
+                | "for_statement"
+                | "enhanced_for_statement"
+                | "while_statement"
+                | "do_statement"
+                | "try_statement"
+                | "try_with_resources_statement"
+                | "switch_expression"
+                | "synchronized_statement"
+                | "method_declaration"
+                | "constructor_declaration"
+                | "compact_constructor_declaration"
+                | "class_declaration"
+                | "interface_declaration"
+                | "enum_declaration"
+                | "record_declaration"
+                | "annotation_type_declaration"
+        ),
+    }
+}
+
+/// Statements in the whole code: simple statements and compound-statement headers, each
+/// `elif`/`else if` one more; not blocks, `else`/`except`/`catch`/`finally`/`case` clauses,
+/// labels, comments, Python docstrings, nor a declaration inside a `for` header.
+pub(crate) fn count_statements(language: Language, root: Node<'_>) -> u32 {
+    let mut count = 0u32;
+    // (node, whether it stands in a loop header); explicit stack for deep code.
+    let mut stack = vec![(root, false)];
+    while let Some((n, header)) = stack.pop() {
+        if syntax::is_comment(n) || is_docstring(language, n) {
+            continue;
+        }
+        if !header && is_statement(language, n) {
+            count = count.saturating_add(1);
+        }
+        for (field, child) in fielded_children(n) {
+            stack.push((child, in_loop_header(n, field)));
+        }
+    }
+    count
+}
+
+/// Distinct names of one alphabetic character bound by an assignment or a variable
+/// declaration (Python: `=` and `:=` targets, `with … as`, `import … as`; JavaScript:
+/// declarators and `=` targets, destructuring included; Java: declarators, resources and `=`
+/// targets), minus the parameter names of every named function. Not counted: loop headers,
+/// comprehension clauses, lambda and catch parameters (never bindings here), augmented
+/// assignments (`x += 1` rebinds), attribute and index targets, and names bound to a function
+/// (a named function of this module, a Python or Java lambda assigned to a name).
+pub(crate) fn short_names(
+    language: Language,
+    root: Node<'_>,
+    code: &str,
+) -> std::collections::BTreeSet<String> {
+    let mut bound = std::collections::BTreeSet::new();
+    let mut parameters = std::collections::HashSet::new();
+    let mut stack = vec![(root, false)];
+    while let Some((n, header)) = stack.pop() {
+        if let Some((_, func)) = named_function(language, n, code) {
+            parameter_names(func, code, &mut parameters);
+        }
+        if !header && let Some(target) = binding_target(language, n, code) {
+            pattern_names(target, code, &mut bound);
+        }
+        for (field, child) in fielded_children(n) {
+            stack.push((child, header || in_loop_header(n, field)));
+        }
+    }
+    bound.retain(|name| {
+        let mut chars = name.chars();
+        let short = matches!((chars.next(), chars.next()), (Some(c), None) if c.is_alphabetic());
+        short && !parameters.contains(name)
+    });
+    bound
+}
+
+/// The target an assignment or declaration node binds.
+fn binding_target<'t>(language: Language, n: Node<'t>, code: &str) -> Option<Node<'t>> {
+    match (language, n.kind()) {
+        (Language::Python, "assignment") => {
+            let left = n.child_by_field_name("left")?;
+            let lambda = n
+                .child_by_field_name("right")
+                .is_some_and(|r| r.kind() == "lambda");
+            (!lambda).then_some(left)
+        }
+        (Language::Python, "named_expression") => n.child_by_field_name("name"),
+        (Language::Python, "as_pattern") => n
+            .parent()
+            .filter(|p| p.kind() == "with_item")
+            .and_then(|_| n.child_by_field_name("alias")),
+        (Language::Python, "aliased_import") => n.child_by_field_name("alias"),
+        (Language::Javascript, "variable_declarator") => {
+            if named_function(language, n, code).is_some() {
+                None
+            } else {
+                n.child_by_field_name("name")
+            }
+        }
+        (Language::Java, "variable_declarator" | "resource") => {
+            let lambda = n
+                .child_by_field_name("value")
+                .is_some_and(|v| v.kind() == "lambda_expression");
+            if lambda {
+                None
+            } else {
+                n.child_by_field_name("name")
+            }
+        }
+        (Language::Javascript | Language::Java, "assignment_expression") => {
+            n.child_by_field_name("left")
+        }
+        _ => None,
+    }
+}
+
+/// Names a binding target binds: plain names, and the names inside tuple, list, array and
+/// object patterns; attribute, member and index targets bind none.
+fn pattern_names(target: Node<'_>, code: &str, into: &mut std::collections::BTreeSet<String>) {
+    let mut stack = vec![target];
+    while let Some(n) = stack.pop() {
+        match n.kind() {
+            "identifier" | "shorthand_property_identifier_pattern" => {
+                into.insert(text(n, code).to_owned());
+            }
+            "as_pattern_target" if n.named_child_count() == 0 => {
+                into.insert(text(n, code).to_owned());
+            }
+            "pattern_list"
+            | "tuple_pattern"
+            | "list_pattern"
+            | "list_splat_pattern"
+            | "as_pattern_target"
+            | "object_pattern"
+            | "array_pattern"
+            | "rest_pattern"
+            | "parenthesized_expression" => {
+                let mut c = n.walk();
+                stack.extend(n.named_children(&mut c));
+            }
+            "pair_pattern" => stack.extend(n.child_by_field_name("value")),
+            "assignment_pattern" | "object_assignment_pattern" => {
+                stack.extend(n.child_by_field_name("left"));
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Names of a function's parameters (not their types or default values).
+fn parameter_names(func: Node<'_>, code: &str, into: &mut std::collections::HashSet<String>) {
+    let Some(params) = func
+        .child_by_field_name("parameters")
+        .or_else(|| func.child_by_field_name("parameter"))
+    else {
+        return;
+    };
+    let mut stack = vec![params];
+    while let Some(n) = stack.pop() {
+        if matches!(
+            n.kind(),
+            "identifier" | "shorthand_property_identifier_pattern"
+        ) {
+            into.insert(text(n, code).to_owned());
+            continue;
+        }
+        for (field, child) in fielded_children(n) {
+            if !matches!(
+                field,
+                Some("type" | "value" | "right" | "dimensions" | "decorator")
+            ) {
+                stack.push(child);
+            }
+        }
+    }
 }
 
 #[cfg(test)]
