@@ -31,7 +31,8 @@ pub use rotation::{RotationConfig, Schedule, Status, WeekRotation, rotation};
 pub use sample::{SampleConfig, Seed, allocate, current_week, parse_week, sample, week_seed};
 pub use stats::{Stats, Suites, redact, stats};
 pub use storage::{
-    DEFAULT_SERIES, LicenseFile, POOL_ENV, POOL_FORMAT_VERSION, Pool, PoolVersion, bundled_dir,
+    DEFAULT_SERIES, LicenseFile, POOL_ENV, POOL_FORMAT_VERSION, PerfSet, Pool, PoolVersion,
+    bundled_dir,
 };
 pub use tier::tier_for;
 pub use validate::{

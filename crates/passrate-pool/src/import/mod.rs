@@ -13,6 +13,7 @@ pub mod evalplus;
 pub mod generate;
 pub mod humaneval;
 pub mod mbpp;
+pub mod perf;
 pub mod pipeline;
 pub mod quixbugs;
 pub mod screen;

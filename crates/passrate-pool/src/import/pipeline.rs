@@ -1,6 +1,8 @@
 //! The whole import: parse every dataset, record and build the base tasks, derive the
-//! others, validate everything, and assemble the pool with its initial reserve and the
-//! licence files. Deterministic for a given data directory and runner.
+//! others, validate everything, generate the accepted tasks' performance inputs
+//! ([`super::perf`]), and assemble the pool with its initial reserve and the licence files.
+//! Deterministic for a given data directory and runner (the performance inputs through the
+//! cache: see [`super::perf`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -189,6 +191,9 @@ pub struct ImportReport {
     pub unscored_tests: usize,
     /// Hidden tests given to bug-fixing tasks from their base ([`super::screen`]).
     pub screened_hidden_tests: usize,
+    /// Accepted tasks given a performance set ([`super::perf`]).
+    pub perf_sets: usize,
+    pub perf_time: Duration,
     pub cache: CacheStats,
 }
 
@@ -430,8 +435,56 @@ pub fn import(
     report.cache = cache.stats();
 
     let pool = Pool::new(validation.accepted)?.with_extra_tests(extra_tests);
+    let start = Instant::now();
+    let perf_sets = perf_sets(exec, &cache, pool.tasks(), options.threads, progress)?;
+    report.perf_sets = perf_sets.len();
+    report.perf_time = start.elapsed();
+    report.cache = cache.stats();
+    let pool = pool.with_perf_sets(perf_sets);
     let licenses = read_licenses(data)?;
     Ok((pool, licenses, report))
+}
+
+/// The performance sets of `tasks` ([`super::perf::build_all`]) by task id, reported as stage
+/// `perf`. An infrastructure failure (after retries) ends the import, as in the other stages.
+pub fn perf_sets(
+    exec: &dyn Executor,
+    cache: &Cache,
+    tasks: &[Task],
+    threads: usize,
+    progress: Progress<'_>,
+) -> Result<BTreeMap<String, crate::storage::PerfSet>, ImportError> {
+    let start = Instant::now();
+    progress(&Event::Start {
+        stage: "perf",
+        total: tasks.len(),
+    });
+    let results = super::perf::build_all(exec, cache, tasks, threads, &|task, done, total| {
+        progress(&Event::Done {
+            stage: "perf",
+            id: &task.id,
+            rejected: None,
+            done,
+            total,
+        })
+    });
+    progress(&Event::End {
+        stage: "perf",
+        elapsed: start.elapsed(),
+    });
+    let mut sets = BTreeMap::new();
+    for (task, result) in tasks.iter().zip(results) {
+        let set = result.map_err(|e| {
+            ImportError::Exec(crate::exec::ExecError::infrastructure(format!(
+                "{}: performance inputs: {e}",
+                task.id
+            )))
+        })?;
+        if let Some(set) = set {
+            sets.insert(task.id.clone(), set);
+        }
+    }
+    Ok(sets)
 }
 
 impl ImportReport {

@@ -1,4 +1,5 @@
-//! `passrate pool`: statistics, one task, intake validation, a week's rotation and import.
+//! `passrate pool`: statistics, one task, intake validation, a week's rotation, import and
+//! performance inputs.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -99,6 +100,26 @@ enum Command {
         #[command(flatten)]
         schedule: ScheduleArgs,
         /// One JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Generates performance inputs for the pool's call-test tasks (inputs scaled up until the
+    /// reference needs a measurable CPU time, with each language's reference CPU on them) and
+    /// writes them beside the tasks, replacing any it had (atomically, like `import`; the
+    /// tasks and the pool version do not change). Prints how many tasks got a set per
+    /// category and language, and the median reference CPU.
+    Perf {
+        /// Worker threads (0: two per sandbox slot, so host-side work overlaps execution).
+        #[arg(long, alias = "threads", default_value_t = 0, value_parser = threads_range())]
+        jobs: usize,
+        /// Executions at once (the sandbox's slots; default: one per core, plus one).
+        #[arg(long, value_parser = slots_range())]
+        slots: Option<usize>,
+        /// Reuse (and store) results in this intake cache directory (default: none, every
+        /// reference runs; tasks sharing a reference and tests still share one set).
+        #[arg(long)]
+        cache: Option<PathBuf>,
+        /// One JSON object per category and language instead of the table.
         #[arg(long)]
         json: bool,
     },
@@ -376,6 +397,61 @@ fn own_cpu_s() -> f64 {
         .unwrap_or(0);
     // The clock tick is 100 Hz on every Linux platform passrate supports.
     sum as f64 / 100.0
+}
+
+/// One row of `pool perf`'s summary.
+#[derive(serde::Serialize)]
+struct PerfRow {
+    category: passrate_schema::Category,
+    language: passrate_schema::Language,
+    /// Tasks of the category offering the language.
+    eligible: usize,
+    /// Those whose set covers the language.
+    with_set: usize,
+    /// Their inputs in the language.
+    inputs: usize,
+    median_reference_cpu_ms: Option<f64>,
+}
+
+fn perf_summary(
+    pool: &Pool,
+    sets: &BTreeMap<String, passrate_pool::storage::PerfSet>,
+) -> Vec<PerfRow> {
+    let mut rows = Vec::new();
+    for category in passrate_schema::Category::ALL {
+        for language in passrate_schema::Language::ALL {
+            let tasks: Vec<&passrate_schema::Task> = pool
+                .tasks()
+                .iter()
+                .filter(|t| t.category == category && t.variants.contains_key(&language))
+                .collect();
+            if tasks.is_empty() {
+                continue;
+            }
+            let mut cpu = Vec::new();
+            let mut inputs = 0;
+            for set in tasks.iter().filter_map(|t| sets.get(&t.id)) {
+                if let Some(ms) = set.reference_cpu_ms.get(&language) {
+                    cpu.push(*ms);
+                    inputs += set
+                        .tests
+                        .iter()
+                        .filter(|t| t.languages.contains(&language))
+                        .count();
+                }
+            }
+            cpu.sort_by(f64::total_cmp);
+            rows.push(PerfRow {
+                category,
+                language,
+                eligible: tasks.len(),
+                with_set: cpu.len(),
+                inputs,
+                median_reference_cpu_ms: (!cpu.is_empty()).then(|| cpu[cpu.len() / 2]),
+            });
+        }
+    }
+    rows
 }
 
 /// `target/pool-cache` beside the pool directory: in the repository, its `target/`. Found
@@ -725,6 +801,89 @@ fn run_into(args: Args, out: &mut String) -> Result<i32, CliError> {
                 r.week,
                 used.went_out.len(),
                 used.came_in.len()
+            );
+            Ok(0)
+        }
+        Command::Perf {
+            jobs,
+            slots,
+            cache,
+            json,
+        } => {
+            let dir = match &args.pool {
+                Some(p) => p.clone(),
+                None => passrate_pool::bundled_dir().map_err(CliError::Pool)?,
+            };
+            let pool = load(&Some(dir.clone()))?;
+            let runner = runner(slots)?;
+            let threads = threads(jobs, &runner);
+            let cache = Cache::new(cache, &runner.fingerprint());
+            super::notice!(
+                "performance inputs for {} tasks of pool {} with {threads} threads on {} sandbox slots",
+                pool.tasks().len(),
+                pool.version().short(),
+                runner.sandbox().slots()
+            );
+            let printer = Printer::new(&runner);
+            let cpu_before = HostCpu::now(&runner);
+            let start = Instant::now();
+            let sets = pipeline::perf_sets(&runner, &cache, pool.tasks(), threads, &|e| {
+                printer.event(e)
+            })?;
+            let wall = start.elapsed();
+            let host_cpu = HostCpu::now(&runner) - cpu_before;
+            let version = pool.version();
+            let summary = perf_summary(&pool, &sets);
+            let with_sets = sets.len();
+            let pool = pool.with_perf_sets(sets);
+            pool.resave(&dir).map_err(|source| CliError::WritePool {
+                dir: dir.clone(),
+                source,
+            })?;
+            let perf_bytes: u64 = fs_err::read_dir(dir.join("perf"))
+                .map(|entries| {
+                    entries
+                        .filter_map(Result::ok)
+                        .filter_map(|e| e.metadata().ok())
+                        .map(|m| m.len())
+                        .sum()
+                })
+                .unwrap_or(0);
+            if json {
+                for row in &summary {
+                    let line =
+                        serde_json::to_string(row).map_err(CliError::json("a summary row"))?;
+                    writeln!(out, "{line}")?;
+                }
+            } else {
+                writeln!(
+                    out,
+                    "{:<26} {:<10} {:>8} {:>9} {:>7} {:>16}",
+                    "category", "language", "eligible", "with set", "inputs", "median ref CPU"
+                )?;
+                for row in &summary {
+                    writeln!(
+                        out,
+                        "{:<26} {:<10} {:>8} {:>9} {:>7} {:>13}",
+                        row.category.as_str(),
+                        row.language.as_str(),
+                        row.eligible,
+                        row.with_set,
+                        row.inputs,
+                        row.median_reference_cpu_ms
+                            .map_or("-".to_owned(), |m| format!("{m:.0} ms"))
+                    )?;
+                }
+            }
+            super::notice!(
+                "{with_sets} tasks with performance inputs in {:.1} s wall ({}; cache {} hits, {} misses); perf files {:.1} MiB; pool {} unchanged, written to {}",
+                wall.as_secs_f64(),
+                host_cpu,
+                cache.stats().hits,
+                cache.stats().misses,
+                perf_bytes as f64 / (1 << 20) as f64,
+                version.short(),
+                dir.display()
             );
             Ok(0)
         }
