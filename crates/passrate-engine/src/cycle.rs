@@ -28,7 +28,7 @@ use passrate_schema::{
     LimitsUsed, Manifest, ManifestItem, Provenance, RECORD_FORMAT_VERSION, Reason, RunEvent,
     ScoreRecord, TaskOutcome,
 };
-use passrate_score::{InfraPolicy, ScoreConfig, Scorer};
+use passrate_score::{InfraPolicy, QualityUnit, ScoreConfig, Scorer};
 use passrate_store::{Store, StoredRecord, UnitResult};
 use serde::Serialize;
 use serde_json::json;
@@ -38,6 +38,7 @@ use crate::cache::StoreCache;
 use crate::drift::{self, DriftOptions, WeekSide};
 use crate::error::EngineError;
 use crate::judge::{GRADED_CATEGORIES, RetryPolicy, judge, ms, unexecuted_verdict};
+use crate::quality::{self, QualityInputs, ReferenceCache};
 use crate::source::AnswerSource;
 
 /// Where the engine's events go (the terminal display, the JSON Lines writer, tests).
@@ -75,6 +76,9 @@ pub struct CycleOptions {
     /// One request per API model before the run; a failure stops the run.
     pub preflight: bool,
     pub drift: DriftOptions,
+    /// Check every passed answer of the sample for robustness, efficiency and
+    /// maintainability (the `quality` module) and score them beside the pass rate.
+    pub quality: bool,
 }
 
 impl CycleOptions {
@@ -89,6 +93,7 @@ impl CycleOptions {
             reuse_answers_from: None,
             preflight: true,
             drift: DriftOptions::default(),
+            quality: true,
         }
     }
 }
@@ -105,6 +110,11 @@ pub struct Timings {
     pub extraction_ms: u64,
     pub execution_ms: u64,
     pub commit_ms: u64,
+    /// Quality checks of passed answers (busy time, inside the units phase), and its parts.
+    pub quality_ms: u64,
+    pub robustness_ms: u64,
+    pub efficiency_ms: u64,
+    pub maintainability_ms: u64,
     pub scoring_ms: u64,
     pub records_ms: u64,
     pub total_ms: u64,
@@ -217,7 +227,7 @@ pub fn run_config(
         .iter()
         .map(|(c, w)| (c.as_str(), *w))
         .collect();
-    json!({
+    let mut config = json!({
         "version": RUN_CONFIG_VERSION,
         "week": manifest.week,
         "pool_version": manifest.pool_version,
@@ -230,7 +240,12 @@ pub fn run_config(
         "grader_version": passrate_grade::GRADER_VERSION,
         "reuse_answers_from": options.reuse_answers_from,
         "drift": options.drift,
-    })
+    });
+    // Absent when on, so turning quality on kept the ids of runs stored before it existed.
+    if !options.quality {
+        config["quality"] = json!(false);
+    }
+    config
 }
 
 /// `<week>-<first 12 hex digits of blake3(config)>`: the same command finds the same run.
@@ -250,6 +265,10 @@ struct Busy {
     generation: AtomicU64,
     extraction: AtomicU64,
     execution: AtomicU64,
+    quality: AtomicU64,
+    robustness: AtomicU64,
+    efficiency: AtomicU64,
+    maintainability: AtomicU64,
     commit: AtomicU64,
 }
 
@@ -264,6 +283,9 @@ struct Shared {
     exec: Arc<Semaphore>,
     sink: EventSink,
     busy: Busy,
+    /// What the quality checks of each sampled task need; `None` with quality off.
+    quality: Option<HashMap<String, QualityInputs>>,
+    references: ReferenceCache,
 }
 
 impl Cycle {
@@ -361,6 +383,18 @@ impl Cycle {
         }
 
         let phase = Instant::now();
+        let quality = if self.options.quality {
+            let pool = self.pool.clone();
+            let tasks: Vec<String> = manifest.items.iter().map(|i| i.task.clone()).collect();
+            Some(
+                tokio::task::spawn_blocking(move || quality_inputs(&pool, &tasks))
+                    .await
+                    .map_err(|e| EngineError::Worker(e.to_string()))??,
+            )
+        } else {
+            None
+        };
+        timings.quality_ms += ms(phase.elapsed());
         let shared = Arc::new(Shared {
             store: self.store.clone(),
             cache: StoreCache::new(
@@ -376,6 +410,8 @@ impl Cycle {
             exec: Arc::new(Semaphore::new(self.runner.sandbox().slots())),
             sink: sink.clone(),
             busy: Busy::default(),
+            quality,
+            references: ReferenceCache::default(),
         });
         let executed_units = pending.len() as u64;
         let mut results = futures::stream::iter(pending)
@@ -390,6 +426,22 @@ impl Cycle {
         timings.extraction_ms = busy_ms(&shared.busy.extraction);
         timings.execution_ms = busy_ms(&shared.busy.execution);
         timings.commit_ms = busy_ms(&shared.busy.commit);
+        timings.quality_ms += busy_ms(&shared.busy.quality);
+        timings.robustness_ms = busy_ms(&shared.busy.robustness);
+        timings.efficiency_ms = busy_ms(&shared.busy.efficiency);
+        timings.maintainability_ms = busy_ms(&shared.busy.maintainability);
+        let families: HashMap<&str, &str> = manifest
+            .items
+            .iter()
+            .map(|i| {
+                let family = if i.family.is_empty() {
+                    &i.task
+                } else {
+                    &i.family
+                };
+                (i.task.as_str(), family.as_str())
+            })
+            .collect();
 
         let provenance = Provenance {
             passrate_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -461,6 +513,22 @@ impl Cycle {
                     .overall
             };
             let units = self.store.unit_results(&run_id, model).await?;
+            let quality_units: Vec<QualityUnit<'_>> = units
+                .iter()
+                .filter(|u| u.verdict.reason == Reason::Pass)
+                .filter_map(|u| {
+                    Some(QualityUnit {
+                        task: &u.task,
+                        family: families.get(u.task.as_str())?,
+                        language: u.language,
+                        category: u.category,
+                        tier: u.tier,
+                        quality: u.quality.as_ref()?,
+                    })
+                })
+                .collect();
+            let quality =
+                passrate_score::quality_scores(&mut scorer, &manifest.seed, model, &quality_units);
             let current = WeekSide {
                 manifest: &manifest,
                 outcomes: &all_outcomes,
@@ -500,6 +568,7 @@ impl Cycle {
                 families: score.scored_families,
                 drift,
                 rotation: manifest.rotation.clone(),
+                quality,
             };
             let stored = self.store.append_score_record_for_run(&record).await?;
             timings.records_ms += ms(phase.elapsed());
@@ -595,89 +664,122 @@ async fn run_unit(shared: Arc<Shared>, unit: Unit) -> Result<(), EngineError> {
             None => return Err(EngineError::Model(e)),
         },
     };
-    let (raw_answer, extracted_code, verdict, generation_ms, execution_ms, usage) = match answer {
-        Err((reason, error)) => {
-            let detail = format!("{error}");
-            (
-                None,
-                None,
-                unexecuted_verdict(task, language, reason, Some(detail)),
-                ms(started.elapsed()),
-                0,
-                Some(json!({ "attempts": error.attempts() })),
-            )
-        }
-        Ok(answer) => {
-            // Only answers with text need a sandbox slot.
-            let _permit = match answer.text {
-                Some(_) => Some(
-                    shared
-                        .exec
-                        .clone()
-                        .acquire_owned()
-                        .await
-                        .expect("the semaphore is never closed"),
-                ),
-                None => None,
-            };
-            let worker = shared.clone();
-            let text = answer.text.clone();
-            let detail = answer.no_answer_detail.clone();
-            let task_id = item.task.clone();
-            let retry_model = model.clone();
-            let judged = tokio::task::spawn_blocking(move || {
-                let task = worker.pool.get(&task_id).expect("checked above");
-                let on_retry = |attempt: u32, error: &str| {
-                    (worker.sink)(&RunEvent::InfrastructureRetry {
-                        run_id: worker.run_id.clone(),
-                        model: retry_model.clone(),
-                        task: task_id.clone(),
-                        attempt,
-                        error: error.to_string(),
-                    });
+    let (raw_answer, extracted_code, verdict, generation_ms, execution_ms, usage, quality) =
+        match answer {
+            Err((reason, error)) => {
+                let detail = format!("{error}");
+                (
+                    None,
+                    None,
+                    unexecuted_verdict(task, language, reason, Some(detail)),
+                    ms(started.elapsed()),
+                    0,
+                    Some(json!({ "attempts": error.attempts() })),
+                    None,
+                )
+            }
+            Ok(answer) => {
+                // Only answers with text need a sandbox slot.
+                let _permit = match answer.text {
+                    Some(_) => Some(
+                        shared
+                            .exec
+                            .clone()
+                            .acquire_owned()
+                            .await
+                            .expect("the semaphore is never closed"),
+                    ),
+                    None => None,
                 };
-                let judged = judge(
-                    worker.runner.as_ref(),
-                    task,
-                    language,
-                    text.as_deref(),
-                    detail.as_deref(),
-                    worker.retry,
-                    &on_retry,
-                )?;
-                if let Some(control) = &judged.control {
-                    (worker.sink)(&RunEvent::ControlRun {
-                        run_id: worker.run_id.clone(),
-                        model: retry_model.clone(),
-                        task: task_id.clone(),
+                let worker = shared.clone();
+                let text = answer.text.clone();
+                let detail = answer.no_answer_detail.clone();
+                let task_id = item.task.clone();
+                let retry_model = model.clone();
+                let is_control = source.is_control();
+                let judged = tokio::task::spawn_blocking(move || {
+                    let task = worker.pool.get(&task_id).expect("checked above");
+                    let on_retry = |attempt: u32, error: &str| {
+                        (worker.sink)(&RunEvent::InfrastructureRetry {
+                            run_id: worker.run_id.clone(),
+                            model: retry_model.clone(),
+                            task: task_id.clone(),
+                            attempt,
+                            error: error.to_string(),
+                        });
+                    };
+                    let judged = judge(
+                        worker.runner.as_ref(),
+                        task,
                         language,
-                        sample_index,
-                        attempts: control.attempts,
-                        fault: control.fault.clone(),
-                        control: match &control.control {
-                            Ok(reason) => reason.to_string(),
-                            Err(fault) => fault.clone(),
-                        },
-                        candidate_caused: control.candidate_caused(),
-                        recorded: judged.verdict.reason,
-                    });
-                }
-                Ok::<_, EngineError>(judged)
-            })
-            .await
-            .map_err(|e| EngineError::Worker(e.to_string()))??;
-            add(&shared.busy.extraction, judged.extract_time);
-            add(&shared.busy.execution, judged.execution_time);
-            (
-                answer.text,
-                judged.extracted_code,
-                judged.verdict,
-                answer.generation_ms,
-                ms(judged.execution_time),
-                answer.usage,
-            )
-        }
-    };
+                        text.as_deref(),
+                        detail.as_deref(),
+                        worker.retry,
+                        &on_retry,
+                    )?;
+                    if let Some(control) = &judged.control {
+                        (worker.sink)(&RunEvent::ControlRun {
+                            run_id: worker.run_id.clone(),
+                            model: retry_model.clone(),
+                            task: task_id.clone(),
+                            language,
+                            sample_index,
+                            attempts: control.attempts,
+                            fault: control.fault.clone(),
+                            control: match &control.control {
+                                Ok(reason) => reason.to_string(),
+                                Err(fault) => fault.clone(),
+                            },
+                            candidate_caused: control.candidate_caused(),
+                            recorded: judged.verdict.reason,
+                        });
+                    }
+                    let started = Instant::now();
+                    // The controls are never ranked, and their quality is the reference's by
+                    // construction: checking it would cost as much as every model's.
+                    let inputs = worker
+                        .quality
+                        .as_ref()
+                        .filter(|_| !is_control)
+                        .and_then(|q| q.get(&task_id));
+                    let quality = match (inputs, &judged.extracted_code) {
+                        (Some(inputs), Some(code)) if judged.verdict.reason == Reason::Pass => {
+                            let (checked, times) = quality::check(
+                                worker.runner.as_ref(),
+                                task,
+                                language,
+                                code,
+                                inputs,
+                                &worker.references,
+                                worker.retry,
+                                &on_retry,
+                            )?;
+                            add(&worker.busy.robustness, times.robustness);
+                            add(&worker.busy.efficiency, times.efficiency);
+                            add(&worker.busy.maintainability, times.maintainability);
+                            (!checked.is_empty()).then_some(checked)
+                        }
+                        _ => None,
+                    };
+                    add(&worker.busy.quality, started.elapsed());
+                    Ok::<_, EngineError>((judged, quality))
+                })
+                .await
+                .map_err(|e| EngineError::Worker(e.to_string()))??;
+                let (judged, quality) = judged;
+                add(&shared.busy.extraction, judged.extract_time);
+                add(&shared.busy.execution, judged.execution_time);
+                (
+                    answer.text,
+                    judged.extracted_code,
+                    judged.verdict,
+                    answer.generation_ms,
+                    ms(judged.execution_time),
+                    answer.usage,
+                    quality,
+                )
+            }
+        };
     let reason = verdict.reason;
     let result = UnitResult {
         run_id: shared.run_id.clone(),
@@ -695,6 +797,7 @@ async fn run_unit(shared: Arc<Shared>, unit: Unit) -> Result<(), EngineError> {
         execution_ms,
         usage,
         completed_at: now_rfc3339(),
+        quality,
     };
     let commit = Instant::now();
     shared.store.insert_unit_result(&result).await?;
@@ -709,6 +812,30 @@ async fn run_unit(shared: Arc<Shared>, unit: Unit) -> Result<(), EngineError> {
         cached: false,
     });
     Ok(())
+}
+
+/// The quality inputs of each of `tasks`: its extra tests and performance inputs, read once.
+fn quality_inputs(
+    pool: &Pool,
+    tasks: &[String],
+) -> Result<HashMap<String, QualityInputs>, EngineError> {
+    let lint = matches!(passrate_extract::maintain::locate_ruff(), Ok(Some(_)));
+    let mut inputs = HashMap::with_capacity(tasks.len());
+    for task in tasks {
+        let pool_error = |source| EngineError::Pool {
+            task: task.clone(),
+            source,
+        };
+        inputs.insert(
+            task.clone(),
+            QualityInputs {
+                extra: Arc::new(pool.extra_tests(task).map_err(pool_error)?),
+                perf: pool.perf_set(task).map_err(pool_error)?.map(Arc::new),
+                lint,
+            },
+        );
+    }
+    Ok(inputs)
 }
 
 fn now_rfc3339() -> String {

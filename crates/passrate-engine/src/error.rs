@@ -50,6 +50,13 @@ pub enum EngineError {
     Preflight(#[source] Box<passrate_models::ModelError>),
     #[error("no run {0} in the store to reuse answers from")]
     UnknownRun(String),
+    /// The pool's files beside a task (extra tests, performance inputs) could not be read.
+    #[error("failed to read the quality inputs of task {task} from the pool")]
+    Pool {
+        task: String,
+        #[source]
+        source: passrate_pool::PoolError,
+    },
 }
 
 impl EngineError {

@@ -13,11 +13,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use passrate_pool::Pool;
 use passrate_runner::Runner;
-use passrate_schema::{Category, Language, Task};
+use passrate_schema::{Category, Language, RobustnessCheck, Task, TestCase};
 use passrate_score::{Bootstrap, Interval, derive_seed, pass_at_k_interval};
 
 use crate::error::EngineError;
 use crate::judge::{Judged, RetryPolicy, judge};
+use crate::quality;
 use crate::samples::{Sample, SampleBody};
 
 /// Categories whose tasks are "answer the prompt with a function": what the public
@@ -263,9 +264,17 @@ pub struct SampleVerdict {
     pub sample_index: u32,
     pub answer: String,
     pub judged: Judged,
+    /// A passed sample on its task's extra tests (`None`: it did not pass, the task has
+    /// none, or their execution faulted).
+    pub robustness: Option<RobustnessCheck>,
 }
 
 impl SampleVerdict {
+    /// EvalPlus's "plus" verdict: passed, and passed every extra test the task keeps.
+    pub fn plus_passed(&self) -> bool {
+        self.judged.verdict.passed() && self.robustness.as_ref().is_none_or(|r| r.robust())
+    }
+
     pub fn infrastructure_fault(&self) -> bool {
         self.judged.verdict.reason.is_infrastructure()
     }
@@ -294,11 +303,14 @@ pub struct Evaluation {
 }
 
 /// Judges every resolved sample on `runner` with as many threads as it has slots, telling
-/// `progress(done, total)` after each; then aggregates.
+/// `progress(done, total)` after each; a passed sample is also run on its task's extra tests
+/// (`extra`, by task id), as EvalPlus runs its plus inputs; then aggregates.
+#[allow(clippy::too_many_arguments)]
 pub fn evaluate(
     runner: &Runner,
     benchmark: &str,
     resolved: &[Resolved<'_>],
+    extra: &HashMap<String, Vec<TestCase>>,
     ks: &[u32],
     bootstrap: &Bootstrap,
     progress: &(dyn Fn(usize, usize) + Sync),
@@ -306,8 +318,8 @@ pub fn evaluate(
     let total = resolved.len();
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<Result<Judged, EngineError>>>> =
-        Mutex::new((0..total).map(|_| None).collect());
+    type Outcome = Result<(Judged, Option<RobustnessCheck>), EngineError>;
+    let results: Mutex<Vec<Option<Outcome>>> = Mutex::new((0..total).map(|_| None).collect());
     let workers = runner.sandbox().slots().max(1).min(total.max(1));
     std::thread::scope(|scope| {
         for _ in 0..workers {
@@ -323,7 +335,16 @@ pub fn evaluate(
                         None,
                         RetryPolicy::default(),
                         &|_, _| {},
-                    );
+                    )
+                    .and_then(|judged| {
+                        let robustness = match (&judged.extracted_code, extra.get(&r.task.id)) {
+                            (Some(code), Some(tests)) if judged.verdict.passed() => {
+                                quality::robustness_of(runner, r.task, r.language, code, tests)?
+                            }
+                            _ => None,
+                        };
+                        Ok((judged, robustness))
+                    });
                     results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(judged);
                     progress(done.fetch_add(1, Ordering::Relaxed) + 1, total);
                 }
@@ -335,7 +356,7 @@ pub fn evaluate(
         .iter()
         .zip(results.into_inner().unwrap_or_else(|e| e.into_inner()))
     {
-        let judged =
+        let (judged, robustness) =
             judged.ok_or_else(|| EngineError::Worker("a sample was not judged".into()))??;
         samples.push(SampleVerdict {
             line: r.sample.line,
@@ -344,6 +365,7 @@ pub fn evaluate(
             sample_index: r.sample_index,
             answer: r.answer.clone(),
             judged,
+            robustness,
         });
     }
     let mut tasks: BTreeMap<String, (u32, u32)> = BTreeMap::new();

@@ -18,6 +18,7 @@ pub mod drift;
 pub mod error;
 pub mod evaluate;
 pub mod judge;
+pub mod quality;
 pub mod samples;
 pub mod source;
 

@@ -141,6 +141,61 @@ struct Line {
     vs_next: String,
     compare_href: Option<String>,
     pass_at_k: String,
+    quality: QualityCells,
+}
+
+/// The quality columns of a record, as shown ("–" where a score is absent).
+struct QualityCells {
+    /// Pass on plus inputs, % with its interval.
+    plus: String,
+    /// Median CPU time relative to the reference, with its interval.
+    cpu: String,
+    /// Share of measured answers slower than 10× the reference, %.
+    slow: String,
+    /// Share of answers whose code is within the reference's band, % with its interval.
+    band: String,
+    /// Per-measure medians, answer / reference.
+    medians: String,
+}
+
+fn quality_cells(record: &passrate_schema::ScoreRecord) -> QualityCells {
+    let dash = || "–".to_string();
+    let with_ci = |e: &passrate_schema::Estimate| {
+        format!("{} ({}–{})", pct(e.score), pct(e.ci_low), pct(e.ci_high))
+    };
+    let Some(q) = &record.quality else {
+        return QualityCells {
+            plus: dash(),
+            cpu: dash(),
+            slow: dash(),
+            band: dash(),
+            medians: dash(),
+        };
+    };
+    QualityCells {
+        plus: q.robustness.as_ref().map_or_else(dash, with_ci),
+        cpu: q.efficiency.as_ref().map_or_else(dash, |e| {
+            format!(
+                "{:.2}× ({:.2}–{:.2})",
+                e.ratio.median, e.ratio.ci_low, e.ratio.ci_high
+            )
+        }),
+        slow: q
+            .efficiency
+            .as_ref()
+            .map_or_else(dash, |e| with_ci(&e.slow)),
+        band: q
+            .maintainability
+            .as_ref()
+            .map_or_else(dash, |m| with_ci(&m.within_band)),
+        medians: q.maintainability.as_ref().map_or_else(dash, |m| {
+            m.medians
+                .iter()
+                .map(|(k, v)| format!("{k} {} / {}", v.candidate, v.reference))
+                .collect::<Vec<_>>()
+                .join(", ")
+        }),
+    }
 }
 
 struct SectionView {
@@ -265,6 +320,7 @@ fn line(
             .map(|(k, v)| format!("pass@{k} {}", pct(*v)))
             .collect::<Vec<_>>()
             .join(", "),
+        quality: quality_cells(r),
     }
 }
 
@@ -428,6 +484,7 @@ struct HistoryLine {
     run: String,
     run_href: String,
     recorded_at: String,
+    quality: QualityCells,
 }
 
 #[derive(Template)]
@@ -477,6 +534,7 @@ async fn model(
                 run: r.run_id.clone(),
                 run_href: run_href(&r.run_id),
                 recorded_at: s.recorded_at.clone(),
+                quality: quality_cells(r),
             }
         })
         .collect();

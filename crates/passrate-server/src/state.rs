@@ -253,6 +253,7 @@ impl AppState {
                 generation_ms: u.generation_ms,
                 execution_ms: u.execution_ms,
                 usage: u.usage,
+                quality: u.quality,
             })
             .collect();
         Ok(Outcomes {

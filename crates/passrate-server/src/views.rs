@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use passrate_schema::{
     Category, Estimate, GraderReport, Language, Manifest, Provenance, Reason, ScoreRecord,
-    Signature, Source, TestCase, TestResult, Tier, Verdict, Visibility,
+    Signature, Source, TestCase, TestResult, Tier, UnitQuality, Verdict, Visibility,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -130,6 +130,9 @@ pub struct Outcome {
     pub execution_ms: u64,
     /// Tokens and cost, as the model adapter reported them.
     pub usage: Option<serde_json::Value>,
+    /// The quality checks of a passed answer: counts, CPU times and code measures only
+    /// (extra and performance inputs are hidden tests).
+    pub quality: Option<UnitQuality>,
 }
 
 /// A run's per-task outcomes for one model.

@@ -100,6 +100,39 @@ fn a_cycle_prints_the_leaderboard_and_a_rerun_changes_nothing() {
             passrate_extract::EXTRACTOR_VERSION
         );
     }
+
+    // `quality` explains the model's quality scores from the same store, task by task; the
+    // controls are not checked.
+    let quality = |model: &str, json: bool| {
+        let mut args = vec![
+            "quality".to_string(),
+            "--model".into(),
+            model.into(),
+            "--data-dir".into(),
+            data.display().to_string(),
+        ];
+        if json {
+            args.push("--json".into());
+        }
+        run_ok(&args).0
+    };
+    let report: Json = serde_json::from_str(&quality("lazy", true)).expect("one JSON document");
+    let lazy = history
+        .iter()
+        .find(|s| s["record"]["model"] == "lazy")
+        .unwrap();
+    assert_eq!(report["scores"], lazy["record"]["quality"], "{report}");
+    let units = report["units"].as_array().unwrap();
+    assert!(!units.is_empty(), "{report}");
+    for unit in units {
+        assert!(unit["quality"]["maintainability"].is_object(), "{unit}");
+    }
+    let text = quality("lazy", false);
+    assert!(text.contains("maintainability  100.0 ["), "{text}");
+    assert!(text.contains("within band"), "{text}");
+    let reference = quality("reference", true);
+    let reference: Json = serde_json::from_str(&reference).unwrap();
+    assert!(reference["scores"].is_null() && reference["units"] == serde_json::json!([]));
 }
 
 #[test]

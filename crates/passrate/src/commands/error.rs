@@ -260,7 +260,8 @@ fn engine_code(e: &EngineError) -> i32 {
         EngineError::Sample { .. }
         | EngineError::UnknownTask { .. }
         | EngineError::NoVariant { .. }
-        | EngineError::DuplicateModel(_) => exit::BAD_INPUT,
+        | EngineError::DuplicateModel(_)
+        | EngineError::Pool { .. } => exit::BAD_INPUT,
         EngineError::Store(e) => store_code(e),
         EngineError::Grade { source, .. } => grade_code(source),
         EngineError::Preflight(_) => exit::MODEL_API_ERROR,

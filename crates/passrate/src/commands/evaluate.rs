@@ -92,11 +92,20 @@ pub fn run(args: Args) -> Result<i32, CliError> {
         Sandbox::new(SandboxConfig::default())
     })?;
     let runner = Runner::new(sandbox, RunnerOptions::default());
+    // Each task's extra tests, read once: a passed sample is run on them (EvalPlus's plus).
+    let mut extra = std::collections::HashMap::new();
+    for r in &resolved {
+        if !extra.contains_key(&r.task.id) {
+            let tests = pool.extra_tests(&r.task.id).map_err(CliError::Pool)?;
+            extra.insert(r.task.id.clone(), tests);
+        }
+    }
     let bar = super::spinner::bar(resolved.len(), "judging", "samples");
     let evaluation = evaluate(
         &runner,
         &benchmark,
         &resolved,
+        &extra,
         &args.k,
         &Bootstrap::default(),
         &|done, _| {
@@ -184,7 +193,7 @@ fn write_out(out: &Path, e: &Evaluation) -> Result<(), CliError> {
         lines.push(b'\n');
     }
     // EvalPlus's layout: per upstream task id, its samples in file order, with `base` the
-    // public tests and `plus` every test.
+    // public tests and `plus` every test, the task's extra tests included.
     let mut eval: serde_json::Map<String, Json> = serde_json::Map::new();
     for s in &e.samples {
         let v = &s.judged.verdict;
@@ -197,7 +206,7 @@ fn write_out(out: &Path, e: &Evaluation) -> Result<(), CliError> {
             "task_id": s.upstream_task,
             "solution": s.judged.extracted_code.as_deref().unwrap_or(&s.answer),
             "base_status": status(executed && !public_failed),
-            "plus_status": status(v.passed()),
+            "plus_status": status(s.plus_passed()),
             "reason": v.reason,
         });
         match eval
@@ -225,6 +234,14 @@ fn sample_json(s: &passrate_engine::evaluate::SampleVerdict) -> Json {
         "sample": s.sample_index,
         "verdict": if v.passed() { "pass" } else { "fail" },
         "reason": v.reason,
+        // The extra tests of a passed sample: how many passed, of how many (counts only:
+        // they are hidden tests).
+        "plus": s.robustness.as_ref().map(|r| json!({
+            "verdict": if r.robust() { "pass" } else { "fail" },
+            "reason": r.reason,
+            "passed": r.passed,
+            "total": r.extra_tests,
+        })),
         "tests_passed": v.tests_passed,
         "tests_total": v.tests_total,
         "cpu_ms": v.cpu_ms,
@@ -277,6 +294,18 @@ fn text(e: &Evaluation) -> String {
         }
     }
     out.push_str(&format!("format compliance {:.1}%\n", e.compliance * 100.0));
+    let checked: Vec<_> = e
+        .samples
+        .iter()
+        .filter_map(|s| s.robustness.as_ref())
+        .collect();
+    if !checked.is_empty() {
+        out.push_str(&format!(
+            "plus inputs: {} of {} passed samples with extra inputs pass them all\n",
+            checked.iter().filter(|r| r.robust()).count(),
+            checked.len()
+        ));
+    }
     if e.infrastructure_faults > 0 {
         out.push_str(&format!(
             "{} samples ended in an infrastructure fault and are left out (not failures)\n",

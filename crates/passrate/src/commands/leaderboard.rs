@@ -104,6 +104,82 @@ fn versus(row: &BoardRow) -> String {
     format!("{verdict}{diff}")
 }
 
+/// `[low, high]` of a ratio.
+fn ratio_interval(low: f64, high: f64) -> String {
+    format!("[{low:.2}, {high:.2}]")
+}
+
+/// The quality table: every row with quality scores, in board order. Beside the pass rate,
+/// never in it: each column is over the model's passed tasks it applies to.
+fn render_quality(s: &mut String, board: &Board, width: usize) {
+    let rows: Vec<_> = board
+        .rows()
+        .filter_map(|r| Some((r, r.record.quality.as_ref()?)))
+        .collect();
+    if rows.is_empty() {
+        return;
+    }
+    let mut line = |text: String| {
+        let _ = writeln!(s, "{}", text.trim_end());
+    };
+    line(String::new());
+    line(
+        "quality of passed answers, never in the score: plus = every extra input passed, cpu ="
+            .to_string(),
+    );
+    line(
+        "CPU time over the reference's (median), slow = over 10x, band = code within the \
+         reference's band"
+            .to_string(),
+    );
+    line(format!(
+        "{:<width$}  {:>6}  {:>14}  {:>5}  {:>6}  {:>14}  {:>6}  {:>5}  {:>6}  {:>14}  {:>5}",
+        "model", "plus", "95% CI", "n", "cpu", "95% CI", "slow", "n", "band", "95% CI", "n"
+    ));
+    let dash = || "-".to_string();
+    for (row, q) in rows {
+        let (plus, plus_ci, plus_n) = q.robustness.as_ref().map_or_else(
+            || (dash(), dash(), dash()),
+            |e| (pct(e.score), interval(e), e.total.to_string()),
+        );
+        let (cpu, cpu_ci, slow, cpu_n) = q.efficiency.as_ref().map_or_else(
+            || (dash(), dash(), dash(), dash()),
+            |e| {
+                (
+                    format!("{:.2}x", e.ratio.median),
+                    ratio_interval(e.ratio.ci_low, e.ratio.ci_high),
+                    pct(e.slow.score),
+                    e.slow.total.to_string(),
+                )
+            },
+        );
+        let (band, band_ci, band_n) = q.maintainability.as_ref().map_or_else(
+            || (dash(), dash(), dash()),
+            |m| {
+                (
+                    pct(m.within_band.score),
+                    interval(&m.within_band),
+                    m.within_band.total.to_string(),
+                )
+            },
+        );
+        line(format!(
+            "{:<width$}  {:>6}  {:>14}  {:>5}  {:>6}  {:>14}  {:>6}  {:>5}  {:>6}  {:>14}  {:>5}",
+            row.record.model,
+            plus,
+            plus_ci,
+            plus_n,
+            cpu,
+            cpu_ci,
+            slow,
+            cpu_n,
+            band,
+            band_ci,
+            band_n
+        ));
+    }
+}
+
 fn tasks(row: &BoardRow) -> String {
     if row.unscored_tasks > 0 {
         format!("{}+{}u", row.tasks, row.unscored_tasks)
@@ -254,6 +330,8 @@ pub fn render(board: &Board) -> String {
             );
         }
     }
+
+    render_quality(&mut s, board, width);
 
     line(&mut s, String::new());
     for alert in &board.alerts {

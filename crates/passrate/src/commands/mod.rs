@@ -25,6 +25,7 @@ mod history;
 mod leaderboard;
 mod output;
 mod pool;
+mod quality;
 mod run;
 mod sample;
 mod sandbox;
@@ -70,6 +71,8 @@ enum Command {
     History(history::Args),
     /// One row per unit of a run or a week's board, as JSON Lines or CSV.
     Export(export::Args),
+    /// A model's quality scores in a run (robustness, efficiency, maintainability), task by task.
+    Quality(quality::Args),
     /// Run programs in the sandbox.
     #[command(subcommand)]
     Sandbox(sandbox::SandboxCommand),
@@ -171,6 +174,7 @@ fn dispatch(command: Command) -> Result<i32, CliError> {
         Command::Leaderboard(args) => leaderboard::run(args)?,
         Command::History(args) => history::run(args)?,
         Command::Export(args) => export::run(args)?,
+        Command::Quality(args) => quality::run(args)?,
         Command::Sandbox(cmd) => sandbox::run(cmd)?,
         Command::Schema(args) => schema::run(args)?,
         Command::Serve(args) => serve::run(args)?,

@@ -56,6 +56,10 @@ pub struct Args {
     /// Print the wall time of each stage on stderr at the end.
     #[arg(long)]
     pub timings: bool,
+    /// Skip the quality checks of passed answers (robustness, efficiency, maintainability):
+    /// the pass rate only. A different run from the same command with quality.
+    #[arg(long)]
+    pub no_quality: bool,
 }
 
 /// The bundled models.toml: beside the repository's crates, or beside the executable.
@@ -117,6 +121,7 @@ pub fn prepare(args: &Args, store: Store) -> Result<Prepared, CliError> {
     let mut options = CycleOptions::new(week);
     options.sample = args.schedule.config(args.size)?;
     options.reuse_answers_from = args.reuse_answers_from.clone();
+    options.quality = !args.no_quality;
     options.cache_mode = if args.refresh {
         CacheMode::Refresh
     } else {
