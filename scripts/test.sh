@@ -24,6 +24,8 @@ eval "$(scripts/chromium-test-deps.sh)"
 # Installs schemathesis (PyPI) into ~/.cache/passrate when missing; the server's fuzz test
 # runs it against the OpenAPI document.
 eval "$(scripts/schemathesis-test.sh)"
+# Installs ruff (PyPI) into ~/.cache/passrate when missing; maintainability lints Python with it.
+eval "$(scripts/ruff-test.sh)"
 
 echo "== format and lints" >&2
 cargo fmt --all --check
