@@ -246,6 +246,36 @@ async fn the_api(target: &Target) -> anyhow::Result<()> {
         first["answer"].is_string(),
         "the answer is missing: {first}"
     );
+    // A passed unit carries its quality checks (counts and measures), a failed one none.
+    for outcome in outcomes["outcomes"].as_array().unwrap() {
+        let passed = outcome["reason"] == "pass";
+        ensure!(
+            outcome["quality"]["robustness"]["extra_tests"].is_number() == passed,
+            "{outcome}"
+        );
+    }
+
+    // Quality scores: in every ranked row's record, and in the page's columns.
+    for row in board["ranked"].as_array().unwrap() {
+        let q = &row["record"]["quality"];
+        ensure!(q["robustness"]["total"].as_u64() > Some(0), "{row}");
+        ensure!(
+            q["maintainability"]["within_band"]["score"].is_number(),
+            "{q}"
+        );
+        ensure!(q["efficiency"]["ratio"]["median"].is_number(), "{q}");
+    }
+    ensure!(
+        board["controls"][0]["record"]["quality"].is_null(),
+        "controls are not checked"
+    );
+    let page = client().get(server.url("/")).send().await?.text().await?;
+    let top = &board["ranked"][0]["record"]["quality"]["robustness"];
+    let plus = format!(
+        "<td data-quality=\"plus\">{:.1} (",
+        top["score"].as_f64().unwrap() * 100.0
+    );
+    ensure!(page.contains(&plus), "{plus} not on the board page");
 
     // Paired comparison: the board's neighbours compare the same way.
     let (status, cmp) = get(

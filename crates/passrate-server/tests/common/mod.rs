@@ -15,10 +15,11 @@ use anyhow::{Context, bail};
 use passrate_engine::{KNOWN_BUGGY_MODEL, REFERENCE_MODEL, run_score_config};
 use passrate_pool::Pool;
 use passrate_schema::{
-    DriftSignals, ErrorInfo, LimitsUsed, Manifest, ManifestItem, Provenance, RECORD_FORMAT_VERSION,
-    Reason, ScoreRecord, TaskOutcome, TestResult, Value, Verdict, Visibility,
+    CodeMeasures, DriftSignals, EfficiencyCheck, ErrorInfo, LimitsUsed, MaintainabilityCheck,
+    Manifest, ManifestItem, Provenance, RECORD_FORMAT_VERSION, Reason, RobustnessCheck,
+    ScoreRecord, TaskOutcome, TestResult, UnitQuality, Value, Verdict, Visibility,
 };
-use passrate_score::{ModelOutcomes, Scorer};
+use passrate_score::{ModelOutcomes, QualityUnit, Scorer};
 use passrate_store::{Store, UnitResult};
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 
@@ -217,6 +218,58 @@ fn verdict(item: &ManifestItem, reason: Reason) -> Verdict {
 }
 
 /// Fills `location` (created and migrated by the writer) and returns it closed.
+/// The quality checks of a passed answer to the `i`th task: every fifth fails an extra input,
+/// every third has an efficiency measure (every ninth slower than 10×), every fourth is
+/// outside the band on complexity.
+pub fn quality(i: usize) -> UnitQuality {
+    let measures = |complexity| CodeMeasures {
+        cyclomatic_complexity: complexity,
+        max_nesting_depth: 2,
+        statements: 8,
+        duplicated_blocks: 0,
+        short_names: 0,
+        lint_findings: None,
+    };
+    let outside = i.is_multiple_of(4);
+    UnitQuality {
+        robustness: Some(RobustnessCheck {
+            extra_tests: 50,
+            passed: if i.is_multiple_of(5) { 49 } else { 50 },
+            reason: if i.is_multiple_of(5) {
+                Reason::WrongAnswer
+            } else {
+                Reason::Pass
+            },
+        }),
+        efficiency: (i.is_multiple_of(3)).then(|| {
+            let ratio = if i.is_multiple_of(9) {
+                14.0
+            } else {
+                1.0 + i as f64 / 100.0
+            };
+            EfficiencyCheck {
+                inputs: 2,
+                candidate_cpu_ms: 1.0 + 40.0 * ratio,
+                reference_cpu_ms: 41.0,
+                baseline_cpu_ms: 1.0,
+                ratio,
+                repeats: 2,
+                spread: 0.02,
+                reason: Reason::Pass,
+            }
+        }),
+        maintainability: Some(MaintainabilityCheck {
+            candidate: measures(if outside { 9 } else { 3 }),
+            reference: measures(3),
+            outside_band: if outside {
+                vec!["cyclomatic_complexity".into()]
+            } else {
+                Vec::new()
+            },
+        }),
+    }
+}
+
 pub async fn fill(location: &str) -> anyhow::Result<()> {
     let store = Store::open(location).await?;
     let items = sample_items();
@@ -248,6 +301,7 @@ pub async fn fill(location: &str) -> anyhow::Result<()> {
         models.push((KNOWN_BUGGY_MODEL.to_string(), 0));
         for (model, strength) in &models {
             let mut outcomes = Vec::new();
+            let mut checked: Vec<(ManifestItem, UnitQuality)> = Vec::new();
             for (i, item) in items.iter().enumerate() {
                 let reason = if model == PARTIAL && i % 2 == 1 {
                     Reason::NoAnswer
@@ -274,9 +328,13 @@ pub async fn fill(location: &str) -> anyhow::Result<()> {
                     execution_ms: 2,
                     usage: Some(serde_json::json!({"prompt_tokens": 100, "completion_tokens": 50})),
                     completed_at: "2026-11-30T12:00:00Z".into(),
-                    quality: None,
+                    quality: (reason == Reason::Pass && model != REFERENCE_MODEL)
+                        .then(|| quality(i)),
                 };
                 store.insert_unit_result(&unit).await?;
+                if let Some(q) = unit.quality {
+                    checked.push((item.clone(), q));
+                }
                 outcomes.push(TaskOutcome {
                     task: item.task.clone(),
                     category: item.category,
@@ -350,7 +408,22 @@ pub async fn fill(location: &str) -> anyhow::Result<()> {
                 families: score.scored_families,
                 drift,
                 rotation: None,
-                quality: None,
+                quality: passrate_score::quality_scores(
+                    &mut scorer,
+                    &manifest.seed,
+                    model,
+                    &checked
+                        .iter()
+                        .map(|(item, q)| QualityUnit {
+                            task: &item.task,
+                            family: &item.family,
+                            language: item.language,
+                            category: item.category,
+                            tier: item.tier,
+                            quality: q,
+                        })
+                        .collect::<Vec<_>>(),
+                ),
             };
             store.append_score_record(&record).await?;
             // A correction: a second version of alpha's last week.
