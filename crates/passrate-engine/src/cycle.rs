@@ -744,7 +744,7 @@ async fn run_unit(shared: Arc<Shared>, unit: Unit) -> Result<(), EngineError> {
                         .and_then(|q| q.get(&task_id));
                     let quality = match (inputs, &judged.extracted_code) {
                         (Some(inputs), Some(code)) if judged.verdict.reason == Reason::Pass => {
-                            let (checked, times) = quality::check(
+                            let checked = quality::check(
                                 worker.runner.as_ref(),
                                 task,
                                 language,
@@ -753,11 +753,25 @@ async fn run_unit(shared: Arc<Shared>, unit: Unit) -> Result<(), EngineError> {
                                 &worker.references,
                                 worker.retry,
                                 &on_retry,
-                            )?;
-                            add(&worker.busy.robustness, times.robustness);
-                            add(&worker.busy.efficiency, times.efficiency);
-                            add(&worker.busy.maintainability, times.maintainability);
-                            (!checked.is_empty()).then_some(checked)
+                            );
+                            match checked {
+                                Ok((checked, times)) => {
+                                    add(&worker.busy.robustness, times.robustness);
+                                    add(&worker.busy.efficiency, times.efficiency);
+                                    add(&worker.busy.maintainability, times.maintainability);
+                                    (!checked.is_empty()).then_some(checked)
+                                }
+                                // The verdict stands: a check the grader refuses (a pool bug)
+                                // leaves the unit unchecked rather than the run stuck.
+                                Err(error) => {
+                                    tracing::warn!(
+                                        task = %task_id,
+                                        %language,
+                                        "quality check left out: {error}"
+                                    );
+                                    None
+                                }
+                            }
                         }
                         _ => None,
                     };

@@ -264,8 +264,8 @@ pub struct SampleVerdict {
     pub sample_index: u32,
     pub answer: String,
     pub judged: Judged,
-    /// A passed sample on its task's extra tests (`None`: it did not pass, the task has
-    /// none, or their execution faulted).
+    /// A passed sample on its task's extra tests (`None`: it did not pass or the task has
+    /// none; reason `sandbox_error` when their execution faulted).
     pub robustness: Option<RobustnessCheck>,
 }
 
@@ -277,6 +277,10 @@ impl SampleVerdict {
 
     pub fn infrastructure_fault(&self) -> bool {
         self.judged.verdict.reason.is_infrastructure()
+            || self
+                .robustness
+                .as_ref()
+                .is_some_and(|r| r.reason.is_infrastructure())
     }
 }
 

@@ -157,7 +157,8 @@ pub fn check(
         policy,
         on_retry,
     )
-    .map_err(grade_error)?;
+    .map_err(grade_error)?
+    .filter(|r| !r.reason.is_infrastructure());
     times.robustness = clock.elapsed();
     let clock = Instant::now();
     let efficiency = match &inputs.perf {
@@ -266,7 +267,14 @@ fn robustness(
                     check.reason = verdict.reason;
                 }
             }
-            Execution::Fault { .. } => return Ok(None),
+            // A failure already seen stands; otherwise the check is an infrastructure fault,
+            // which the caller leaves unmeasured (cycle) or reports (evaluate).
+            Execution::Fault { .. } => {
+                if check.reason == Reason::Pass {
+                    check.reason = Reason::SandboxError;
+                }
+                break;
+            }
         }
     }
     Ok(Some(check))
@@ -313,24 +321,33 @@ fn perf_probe(task: &Task, language: Language, perf: &PerfSet) -> Option<Task> {
     if covered.is_empty() {
         return None;
     }
-    // Intake measured the reference on the whole set; its share per input.
-    let per_test_us = reference_ms * 1000.0 / covered.len() as f64;
-    let tests = covered
+    // Intake measured the reference on the whole set; its share per input, for the
+    // reference's own executions (the answer's come from this run's, `calibrated`).
+    let per_input_ms = reference_ms / covered.len() as f64;
+    let tests: Vec<TestCase> = covered
         .into_iter()
         .take(EFFICIENCY_MAX_INPUTS)
         .cloned()
         .collect();
-    let mut probe = probe(task, tests);
+    let total_ms = per_input_ms * tests.len() as f64;
+    Some(calibrated(probe(task, tests), language, total_ms))
+}
+
+/// `probe` with each input's budget [`EFFICIENCY_BUDGET_RATIO`] times its share of
+/// `reference_ms` (the reference's CPU on all of them).
+fn calibrated(mut probe: Task, language: Language, reference_ms: f64) -> Task {
     // The runner budgets each test at `budget_factor ×` its calibrated reference time; the
     // calibration given here is scaled so that the budget comes out at
     // EFFICIENCY_BUDGET_RATIO × the reference's time.
     let factor = passrate_runner::RunnerOptions::default().budget_factor;
+    let per_test_us = reference_ms * 1000.0 / probe.tests.len().max(1) as f64;
     let calibrated = (per_test_us * EFFICIENCY_BUDGET_RATIO / factor).ceil() as u64;
+    let inputs = probe.tests.len();
     probe
         .calibration
         .reference_test_cpu_us
-        .insert(language, vec![calibrated.max(1); probe.tests.len()]);
-    Some(probe)
+        .insert(language, vec![calibrated.max(1); inputs]);
+    probe
 }
 
 /// Repeated executions of `code` on `probe` until two agree: `Ok(None)` when an execution
@@ -446,14 +463,13 @@ fn efficiency(
     let Some(probe) = perf_probe(task, language, perf) else {
         return Ok(None);
     };
-    let slot = references.slot(&task.id, language);
-    let yardstick = match slot.get() {
-        Some(measured) => *measured,
-        None => {
-            let measured = yardstick(exec, &probe, language, variant, policy)?;
-            *slot.get_or_init(|| measured)
-        }
-    };
+    // Measured once, by the first unit to ask; the others wait for it rather than measure
+    // the reference beside copies of itself. A task that cannot be graded has no yardstick.
+    let yardstick = *references.slot(&task.id, language).get_or_init(|| {
+        yardstick(exec, &probe, language, variant, policy)
+            .ok()
+            .flatten()
+    });
     let Some(Yardstick {
         reference,
         baseline,
@@ -462,6 +478,8 @@ fn efficiency(
         return Ok(None);
     };
     let work = reference.cpu_ms - baseline.cpu_ms;
+    // The answer's budgets from the reference as measured in this run, not at intake.
+    let probe = calibrated(probe, language, reference.cpu_ms);
     let check = |candidate: Option<Measured>, ratio: f64, reason: Reason| EfficiencyCheck {
         inputs: probe.tests.len() as u32,
         candidate_cpu_ms: candidate.map_or(0.0, |c| c.cpu_ms),
@@ -482,6 +500,8 @@ fn efficiency(
             }
             // Out of CPU: slower than the budget, which is past the slow threshold.
             Err(Reason::Timeout) => Some(check(None, EFFICIENCY_BUDGET_RATIO, Reason::Timeout)),
+            // It did not get through the inputs (a crash, a limit, a wrong value): no ratio,
+            // and counted among the slow answers, which did not handle them either.
             Err(reason) => Some(check(None, 0.0, reason)),
         },
     )

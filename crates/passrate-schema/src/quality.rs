@@ -67,15 +67,20 @@ pub struct EfficiencyCheck {
     pub repeats: u32,
     /// Largest relative distance of one execution from `candidate_cpu_ms`.
     pub spread: f64,
-    /// `pass`, or why the answer did not finish the performance inputs (`timeout`: slower than
-    /// the budget, counted slow; a wrong value leaves efficiency unmeasured).
+    /// `pass`, or why the answer did not get through the performance inputs (`timeout`:
+    /// slower than the budget; a crash, a limit or a wrong value): each counts slow.
     pub reason: Reason,
 }
 
 impl EfficiencyCheck {
-    /// Measured: it finished the inputs with the right values, or ran out of CPU (slow).
+    /// It has a ratio: it got through the inputs, or ran out of CPU (a lower bound).
     pub fn measured(&self) -> bool {
         matches!(self.reason, Reason::Pass | Reason::Timeout)
+    }
+
+    /// Slower than [`SLOW_RATIO`]× the reference, or did not get through the inputs.
+    pub fn slow(&self) -> bool {
+        self.reason != Reason::Pass || self.ratio > SLOW_RATIO
     }
 }
 
@@ -127,7 +132,8 @@ pub struct Median {
 pub struct EfficiencyScore {
     /// CPU time relative to the reference, over the passed tasks measured.
     pub ratio: Median,
-    /// Share of those tasks slower than [`SLOW_RATIO`]× the reference ("brute force").
+    /// Share of the passed tasks with performance inputs that were slower than [`SLOW_RATIO`]×
+    /// the reference or did not get through those inputs ("brute force").
     pub slow: Estimate,
 }
 

@@ -3,9 +3,10 @@
 //! rate, and each over only the passed tasks it applies to, so a failure never counts twice.
 //!
 //! * robustness: share of checked (task, language) samples passing every extra input;
-//! * efficiency: median CPU ratio to the reference over the measured samples (a task's value
-//!   is the median of its samples), and the share slower than [`SLOW_RATIO`]× (a time-out on
-//!   the performance inputs counts slow); an answer with a wrong value on them is unmeasured;
+//! * efficiency: median CPU ratio to the reference over the samples with a ratio (a task's
+//!   value is the median of its samples; a time-out is its budget's ratio, a lower bound),
+//!   and the share slower than [`passrate_schema::SLOW_RATIO`]× or not getting through the performance inputs at
+//!   all (a crash, a limit, a wrong value: these have no ratio);
 //! * maintainability: share within the band around the reference, and per measure the median
 //!   of the answer's value beside the reference's.
 
@@ -13,7 +14,7 @@ use std::collections::BTreeMap;
 
 use passrate_schema::{
     Category, CodeMeasures, EfficiencyScore, Language, MaintainabilityScore, MeasureMedians,
-    Median, QualityScores, SLOW_RATIO, Tier, UnitQuality,
+    Median, QualityScores, Tier, UnitQuality,
 };
 
 use crate::bootstrap::number_families;
@@ -51,7 +52,7 @@ pub fn quality_scores(
         |q| q.robustness.as_ref().map(|r| r.robust()),
     );
     let slow = share(scorer, run_seed, &[model, "quality", "slow"], &units, |q| {
-        measured(q).map(|e| e.ratio > SLOW_RATIO)
+        q.efficiency.as_ref().map(|e| e.slow())
     });
     let efficiency = slow.map(|slow| EfficiencyScore {
         ratio: median_by_family(
