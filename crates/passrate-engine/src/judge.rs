@@ -45,6 +45,30 @@ impl Default for RetryPolicy {
     }
 }
 
+/// The task's variant in `language`.
+pub(crate) fn variant_of(task: &Task, language: Language) -> Result<&Variant, EngineError> {
+    task.variants
+        .get(&language)
+        .ok_or_else(|| EngineError::NoVariant {
+            task: task.id.clone(),
+            language,
+        })
+}
+
+/// The reference as the `reference` control model answers: its extracted code (the solution
+/// as written when extraction refuses it).
+pub(crate) fn reference_code(task: &Task, language: Language, variant: &Variant) -> String {
+    let extraction = extract(
+        &ExtractRequest::for_answer(language, task.category, variant),
+        variant.reference_solution.as_bytes(),
+    );
+    if extraction.compliant {
+        extraction.code
+    } else {
+        variant.reference_solution.clone()
+    }
+}
+
 pub(crate) fn ms(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
@@ -61,13 +85,7 @@ pub fn judge(
     policy: RetryPolicy,
     on_retry: &dyn Fn(u32, &str),
 ) -> Result<Judged, EngineError> {
-    let variant = task
-        .variants
-        .get(&language)
-        .ok_or_else(|| EngineError::NoVariant {
-            task: task.id.clone(),
-            language,
-        })?;
+    let variant = variant_of(task, language)?;
     let Some(answer) = answer else {
         return Ok(Judged {
             extracted_code: None,
@@ -244,16 +262,7 @@ pub fn execute(
         on_retry(attempt, &fault);
         std::thread::sleep(policy.delay * attempt);
     };
-    // The reference as the `reference` control model runs it: its extracted code.
-    let extraction = extract(
-        &ExtractRequest::for_answer(language, task.category, variant),
-        variant.reference_solution.as_bytes(),
-    );
-    let reference = if extraction.compliant {
-        extraction.code
-    } else {
-        variant.reference_solution.clone()
-    };
+    let reference = reference_code(task, language, variant);
     let (control, control_verdict) = match passrate_grade::grade(exec, task, language, &reference) {
         Ok(v) if !v.reason.is_infrastructure() => (Ok(v.reason), Some(v)),
         Ok(v) => (

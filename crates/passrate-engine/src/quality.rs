@@ -22,7 +22,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use passrate_extract::{ExtractRequest, extract, maintain, stub};
+use passrate_extract::{maintain, stub};
 use passrate_grade::Execute;
 use passrate_pool::PerfSet;
 use passrate_schema::{
@@ -31,7 +31,7 @@ use passrate_schema::{
 };
 
 use crate::error::EngineError;
-use crate::judge::{Execution, RetryPolicy, execute};
+use crate::judge::{Execution, RetryPolicy, execute, reference_code, variant_of};
 
 /// Two executions whose CPU times differ by at most this share of their mean agree…
 pub const EFFICIENCY_AGREEMENT: f64 = 0.10;
@@ -134,13 +134,7 @@ pub fn check(
     on_retry: &dyn Fn(u32, &str),
 ) -> Result<(UnitQuality, CheckTimes), EngineError> {
     let mut times = CheckTimes::default();
-    let variant = task
-        .variants
-        .get(&language)
-        .ok_or_else(|| EngineError::NoVariant {
-            task: task.id.clone(),
-            language,
-        })?;
+    let variant = variant_of(task, language)?;
     let grade_error = |source| EngineError::Grade {
         task: task.id.clone(),
         language,
@@ -201,13 +195,7 @@ pub fn robustness_of(
     code: &str,
     extra: &[TestCase],
 ) -> Result<Option<RobustnessCheck>, EngineError> {
-    let variant = task
-        .variants
-        .get(&language)
-        .ok_or_else(|| EngineError::NoVariant {
-            task: task.id.clone(),
-            language,
-        })?;
+    let variant = variant_of(task, language)?;
     robustness(
         exec,
         task,
@@ -247,7 +235,7 @@ fn robustness(
 ) -> Result<Option<RobustnessCheck>, passrate_grade::GradeError> {
     let tests: Vec<TestCase> = extra
         .iter()
-        .filter(|t| t.languages.is_empty() || t.languages.contains(&language))
+        .filter(|t| t.applies_to(language))
         .cloned()
         .collect();
     if tests.is_empty() {
@@ -315,7 +303,7 @@ fn perf_probe(task: &Task, language: Language, perf: &PerfSet) -> Option<Task> {
     let covered: Vec<&TestCase> = perf
         .tests
         .iter()
-        .filter(|t| t.languages.is_empty() || t.languages.contains(&language))
+        .filter(|t| t.applies_to(language))
         .collect();
     let reference_ms = *perf.reference_cpu_ms.get(&language)?;
     if covered.is_empty() {
@@ -505,19 +493,6 @@ fn efficiency(
             Err(reason) => Some(check(None, 0.0, reason)),
         },
     )
-}
-
-/// The reference as the `reference` control model answers: its extracted code.
-fn reference_code(task: &Task, language: Language, variant: &Variant) -> String {
-    let extraction = extract(
-        &ExtractRequest::for_answer(language, task.category, variant),
-        variant.reference_solution.as_bytes(),
-    );
-    if extraction.compliant {
-        extraction.code
-    } else {
-        variant.reference_solution.clone()
-    }
 }
 
 /// The code's measures, with ruff's findings for Python when `lint` (`None` in

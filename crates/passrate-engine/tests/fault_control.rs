@@ -4,6 +4,8 @@
 //! (injected through the `Execute` seam around the real runner) is the answer's
 //! `runtime_error`; an answer that runs cleanly needs no control.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
@@ -12,49 +14,20 @@ use passrate_engine::judge::{ControlRun, Execution, execute, judge};
 use passrate_engine::{EngineError, RetryPolicy};
 use passrate_grade::Execute;
 use passrate_pool::Pool;
-use passrate_runner::{Runner, RunnerError, RunnerOptions, SuiteOutcome, SuiteTarget};
-use passrate_sandbox::{Launcher, Sandbox, SandboxConfig, SandboxError};
+use passrate_runner::{Runner, RunnerError, SuiteOutcome, SuiteTarget};
+use passrate_sandbox::SandboxError;
 use passrate_schema::{ErrorInfo, Language, Reason, Task, Value, Verdict};
 
+use common::{jail, runner_with};
+
 const TASK: &str = "humaneval/0";
+/// The first uid of this test's sandboxes.
+const FAULT_UIDS: u32 = 350_000_000;
 /// Marks the answer the injecting executor faults on (a statement, which extraction keeps).
 const POISON: &str = "poison_marker = 0";
 
 fn pool() -> Pool {
     Pool::bundled().expect("the bundled pool loads")
-}
-
-/// The jail launcher beside the test binary's target directory, built on demand.
-fn jail() -> PathBuf {
-    let exe = std::env::current_exe().expect("test executable");
-    let dir = exe
-        .parent()
-        .and_then(|d| d.parent())
-        .expect("target/<profile>")
-        .to_path_buf();
-    let jail = dir.join("passrate-jail");
-    if !jail.is_file() {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-        let status = std::process::Command::new(cargo)
-            .args(["build", "-p", "passrate-sandbox", "--bin", "passrate-jail"])
-            .status()
-            .expect("cargo build of passrate-jail");
-        assert!(status.success(), "building passrate-jail failed");
-    }
-    jail
-}
-
-fn runner_with(launcher: PathBuf, group: &str) -> Runner {
-    let id = std::process::id() % 50_000;
-    let config = SandboxConfig {
-        launcher: Launcher::Program(launcher, Vec::new()),
-        slots: 1,
-        uid_base: 350_000_000 + id * 4_000,
-        cgroup_group: group.to_owned(),
-        ..SandboxConfig::default()
-    };
-    let sandbox = Sandbox::new(config).expect("this machine must be able to sandbox");
-    Runner::new(sandbox, RunnerOptions::default())
 }
 
 /// A launcher that starts the real jail once (the sandbox's start-up probe) and then exits
@@ -165,6 +138,7 @@ fn a_sandbox_that_fails_on_the_reference_too_is_infrastructure() {
     let runner = runner_with(
         broken_after_probe(dir.path()),
         "passrate-engine-test-broken",
+        FAULT_UIDS,
     );
     let pool = pool();
     let task = pool.get(TASK).expect("task");
@@ -203,7 +177,7 @@ fn a_sandbox_that_fails_on_the_reference_too_is_infrastructure() {
 
 #[test]
 fn a_fault_only_the_answer_meets_is_the_answer_s_runtime_error() {
-    let runner = runner_with(jail(), "passrate-engine-test-ok");
+    let runner = runner_with(jail(), "passrate-engine-test-ok", FAULT_UIDS);
     let exec = FaultsOnPoison(&runner);
     let pool = pool();
     let task = pool.get(TASK).expect("task");

@@ -11,15 +11,16 @@
 //! * load does not move efficiency: the same answer measured on an idle machine and beside
 //!   two CPU-bound threads gives ratios within [`LOAD_TOLERANCE`] (CPU time, not wall time).
 
-use std::path::PathBuf;
+mod common;
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use common::{jail, runner_with};
 use passrate_engine::RetryPolicy;
 use passrate_engine::quality::{QualityInputs, ReferenceCache, check};
 use passrate_pool::{PerfSet, Pool};
-use passrate_runner::{Runner, RunnerOptions};
-use passrate_sandbox::{Launcher, Sandbox, SandboxConfig};
+use passrate_runner::Runner;
 use passrate_schema::{
     Expected, Integer, Language, Reason, Task, TestCase, TestForm, UnitQuality, Value, Visibility,
 };
@@ -33,37 +34,8 @@ fn pool() -> Pool {
     Pool::bundled().expect("the bundled pool loads")
 }
 
-/// The jail launcher beside the test binary's target directory, built on demand.
-fn jail() -> PathBuf {
-    let exe = std::env::current_exe().expect("test executable");
-    let dir = exe
-        .parent()
-        .and_then(|d| d.parent())
-        .expect("target/<profile>")
-        .to_path_buf();
-    let jail = dir.join("passrate-jail");
-    if !jail.is_file() {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-        let status = std::process::Command::new(cargo)
-            .args(["build", "-p", "passrate-sandbox", "--bin", "passrate-jail"])
-            .status()
-            .expect("cargo build of passrate-jail");
-        assert!(status.success(), "building passrate-jail failed");
-    }
-    jail
-}
-
 fn runner(group: &str) -> Runner {
-    let id = std::process::id() % 50_000;
-    let config = SandboxConfig {
-        launcher: Launcher::Program(jail(), Vec::new()),
-        slots: 1,
-        uid_base: 360_000_000 + id * 4_000,
-        cgroup_group: group.to_owned(),
-        ..SandboxConfig::default()
-    };
-    let sandbox = Sandbox::new(config).expect("this machine must be able to sandbox");
-    Runner::new(sandbox, RunnerOptions::default())
+    runner_with(jail(), group, 360_000_000)
 }
 
 fn int(i: i64) -> Value {

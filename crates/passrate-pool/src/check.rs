@@ -110,7 +110,7 @@ pub fn check_task(task: &Task) -> Result<(), TaskProblem> {
             let classless = task
                 .variants
                 .iter()
-                .filter(|(l, _)| test.languages.is_empty() || test.languages.contains(l))
+                .filter(|(l, _)| test.applies_to(**l))
                 .any(|(_, v)| v.class_name.is_none());
             if classless {
                 return fail(format!("sequence test {i} on a variant without class_name"));

@@ -287,26 +287,40 @@ impl Pool {
         if let Some(tests) = self.extra_tests.get(id) {
             return Ok(tests.clone());
         }
-        let (Some(dir), Some(_)) = (&self.dir, self.get(id)) else {
-            return Ok(Vec::new());
-        };
         let rel = format!("extra/{}.jsonl.gz", family(id));
         if !self.extra_files.contains(&rel) {
             return Ok(Vec::new());
         }
-        let index = self.side_index(dir, &rel)?;
+        Ok(self
+            .side_line::<ExtraTests>(&rel, id)?
+            .map(|(_, extra)| extra.tests)
+            .unwrap_or_default())
+    }
+
+    /// Task `id`'s line of the side file `rel` (its line number and contents), read through
+    /// the file's index; `None` when the pool has no directory, no such task, or the file no
+    /// line for it.
+    fn side_line<T: for<'de> Deserialize<'de>>(
+        &self,
+        rel: &str,
+        id: &str,
+    ) -> Result<Option<(usize, T)>, PoolError> {
+        let (Some(dir), Some(_)) = (&self.dir, self.get(id)) else {
+            return Ok(None);
+        };
+        let index = self.side_index(dir, rel)?;
         let Some((line, packed)) = index.get(id) else {
-            return Ok(Vec::new());
+            return Ok(None);
         };
         let bad = |message: String| PoolError::Document {
-            file: dir.join(&rel),
+            file: dir.join(rel),
             message: format!("line {line}{message}"),
         };
         let text = unpack(packed).map_err(|e| bad(format!(": {e}")))?;
         let de = &mut serde_json::Deserializer::from_str(&text);
-        let parsed: ExtraTests = serde_path_to_error::deserialize(de)
+        let parsed = serde_path_to_error::deserialize(de)
             .map_err(|e| bad(format!(" at `{}`: {}", e.path(), e.inner())))?;
-        Ok(parsed.tests)
+        Ok(Some((*line, parsed)))
     }
 
     /// The line index of the side file `rel` of the pool in `dir`, read on first use.
@@ -339,26 +353,21 @@ impl Pool {
         if let Some(set) = self.perf_sets.get(id) {
             return Ok(Some(set.clone()));
         }
-        let (Some(dir), Some(task)) = (&self.dir, self.get(id)) else {
-            return Ok(None);
-        };
         let rel = format!("perf/{}.jsonl.gz", family(id));
         if !self.perf_files.contains(&rel) {
             return Ok(None);
         }
-        let path = dir.join(&rel);
-        let index = self.side_index(dir, &rel)?;
-        let Some((line, packed)) = index.get(id) else {
+        let (Some((line, parsed)), Some(task), Some(dir)) = (
+            self.side_line::<PerfLine>(&rel, id)?,
+            self.get(id),
+            &self.dir,
+        ) else {
             return Ok(None);
         };
         let bad = |message: String| PoolError::Document {
-            file: path.clone(),
+            file: dir.join(&rel),
             message: format!("line {line}{message}"),
         };
-        let text = unpack(packed).map_err(|e| bad(format!(": {e}")))?;
-        let de = &mut serde_json::Deserializer::from_str(&text);
-        let parsed: PerfLine = serde_path_to_error::deserialize(de)
-            .map_err(|e| bad(format!(" at `{}`: {}", e.path(), e.inner())))?;
         for (i, t) in parsed.tests.iter().enumerate() {
             let problem = if !matches!(t.form, TestForm::Call { .. }) {
                 Some("is not a call".to_owned())
@@ -798,6 +807,11 @@ fn without_position(e: &serde_json::Error) -> String {
 
 /// Reads an extra-tests file (see [`ExtraTests`]).
 pub fn read_extra_file(path: &Path) -> Result<Vec<ExtraTests>, PoolError> {
+    read_json_lines(path)
+}
+
+/// Reads a gzipped JSON Lines file of `T`s, naming the file, line and field of a bad one.
+fn read_json_lines<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Vec<T>, PoolError> {
     let reader = BufReader::new(GzDecoder::new(fs_err::File::open(path)?));
     let mut out = Vec::new();
     for (i, line) in reader.lines().enumerate() {
@@ -862,25 +876,7 @@ fn unpack(packed: &[u8]) -> std::io::Result<String> {
 
 /// Reads a performance file (see [`PerfLine`]).
 pub fn read_perf_file(path: &Path) -> Result<Vec<PerfLine>, PoolError> {
-    let reader = BufReader::new(GzDecoder::new(fs_err::File::open(path)?));
-    let mut out = Vec::new();
-    for (i, line) in reader.lines().enumerate() {
-        let line = line.map_err(|e| PoolError::Document {
-            file: path.to_path_buf(),
-            message: format!("line {}: {e}", i + 1),
-        })?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let de = &mut serde_json::Deserializer::from_str(&line);
-        out.push(
-            serde_path_to_error::deserialize(de).map_err(|e| PoolError::Document {
-                file: path.to_path_buf(),
-                message: format!("line {} at `{}`: {}", i + 1, e.path(), e.inner()),
-            })?,
-        );
-    }
-    Ok(out)
+    read_json_lines(path)
 }
 
 fn write_task_file(path: &Path, tasks: &[&Task]) -> Result<(), PoolError> {

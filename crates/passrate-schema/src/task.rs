@@ -344,6 +344,13 @@ pub struct TestCase {
     pub languages: Vec<Language>,
 }
 
+impl TestCase {
+    /// Whether the test is posed in `language` (an empty `languages` means every one).
+    pub fn applies_to(&self, language: Language) -> bool {
+        self.languages.is_empty() || self.languages.contains(&language)
+    }
+}
+
 /// Structural targets a refactoring must meet, measured on the syntax tree.
 #[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -480,7 +487,7 @@ impl Task {
         self.tests
             .iter()
             .enumerate()
-            .filter(move |(_, t)| t.languages.is_empty() || t.languages.contains(&language))
+            .filter(move |(_, t)| t.applies_to(language))
     }
 
     /// The comparator for a test: its own, or the task's.

@@ -452,7 +452,7 @@ fn variant_key(task: &Task, language: Language) -> Option<VariantKey<'_>> {
 fn tests_key(task: &Task, tests: &[TestCase], language: Language) -> Vec<TestCase> {
     tests
         .iter()
-        .filter(|t| t.languages.is_empty() || t.languages.contains(&language))
+        .filter(|t| t.applies_to(language))
         .map(|t| TestCase {
             languages: Vec::new(),
             comparator: Some(task.comparator_for(t).clone()),
@@ -744,16 +744,7 @@ fn scale_seed(
 ) -> Result<Option<PerfInput>, String> {
     let variant = &task.variants[&language];
     let exact = comparator.unwrap_or(&task.comparator).is_exact();
-    let expected_types: BTreeSet<&str> = task
-        .tests_for(language)
-        .filter_map(|(_, t)| match &t.form {
-            TestForm::Call {
-                expected: Expected::Returns(v),
-                ..
-            } => Some(v.type_name()),
-            _ => None,
-        })
-        .collect();
+    let expected_types = super::select::expected_types(task, language);
     // A value no test of the task could expect ends the ladder as a raise does: a type no
     // test expects (the reference's answer off its domain), NaN, a float under an exact
     // comparator, an unencodable value.

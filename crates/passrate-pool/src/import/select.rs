@@ -201,7 +201,7 @@ pub fn directed_tests(
     );
     let mut answered: Vec<(Vec<Value>, Value)> = extra
         .iter()
-        .filter(|t| t.languages.is_empty() || t.languages.contains(&language))
+        .filter(|t| t.applies_to(language))
         .filter_map(|t| match &t.form {
             TestForm::Call {
                 args,
@@ -227,16 +227,7 @@ pub fn directed_tests(
     // a type no existing test expects (a bool where every test expects an int: mutated
     // inputs can lead the reference off its domain) is no test an honest answer must meet.
     let exact = task.comparator.abs_tol.is_none() && task.comparator.rel_tol.is_none();
-    let expected_types: BTreeSet<&str> = task
-        .tests_for(language)
-        .filter_map(|(_, t)| match &t.form {
-            TestForm::Call {
-                expected: Expected::Returns(v),
-                ..
-            } => Some(v.type_name()),
-            _ => None,
-        })
-        .collect();
+    let expected_types = expected_types(task, language);
     let answered: Vec<(Vec<Value>, Value)> = answered
         .into_iter()
         .filter(|(_, v)| !(exact && contains_float(v)))
@@ -496,7 +487,7 @@ fn choose(task: &Task, language: Language, kills: &[Option<BTreeSet<usize>>]) ->
     let measured = |g: &Vec<usize>| {
         g.iter().any(|&i| {
             let t = &task.tests[i];
-            t.languages.is_empty() || t.languages.contains(&language)
+            t.applies_to(language)
         })
     };
     let mut keep: Vec<bool> = groups
@@ -640,6 +631,20 @@ pub fn apply(
         unscored: n,
         dropped,
     })
+}
+
+/// The types of the values the task's call tests in `language` expect: an input whose answer
+/// is of another type led the reference off its domain.
+pub(crate) fn expected_types(task: &Task, language: Language) -> BTreeSet<&str> {
+    task.tests_for(language)
+        .filter_map(|(_, t)| match &t.form {
+            TestForm::Call {
+                expected: Expected::Returns(v),
+                ..
+            } => Some(v.type_name()),
+            _ => None,
+        })
+        .collect()
 }
 
 #[cfg(test)]

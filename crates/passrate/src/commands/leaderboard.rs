@@ -124,12 +124,12 @@ fn render_quality(s: &mut String, board: &Board, width: usize) {
     };
     line(String::new());
     line(
-        "quality of passed answers, never in the score: plus = every extra input passed, cpu ="
+        "quality of passed answers, never in the score: plus = every extra input passed; cpu = CPU"
             .to_string(),
     );
     line(
-        "CPU time over the reference's (median), slow = over 10x, band = code within the \
-         reference's band"
+        "time / reference's, median; slow = over 10x or failing; band = code in the reference's \
+         band"
             .to_string(),
     );
     line(format!(
